@@ -1,0 +1,467 @@
+"""The shared machinery of every relay op.
+
+Every op of the dialect subclasses :class:`RelayOp` and declares, in one place:
+
+* its operands and results (``operand_def`` / ``result_def`` on tensor types);
+* its attributes as properties with Relay's defaults (the ``*_prop`` helpers below);
+* ``pattern``: its fusion pattern kind (:class:`OpPattern`), read by FuseOps;
+* ``type_relation``: result types from operand types and attributes; a mismatch raises
+  :class:`TypeRelationError` with a message naming the mismatch (the op name is added
+  by the caller);
+* ``compute``: its numpy reference semantics, used by the interpreter and FoldConstant.
+
+Passes ask the op; they never keep their own per-op tables.
+
+Result types written unranked (``tensor<*xf32>``) are *incomplete*: the verifier accepts
+them and InferType fills them in from ``type_relation``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Any, ClassVar, TypeAlias, cast
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    I64,
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayBase,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    TupleType,
+    UnrankedTensorType,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    opt_prop_def,
+    prop_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from xrelay.dialects.relay import dtypes
+
+Array: TypeAlias = np.ndarray[Any, Any]
+"""A numpy array, the value of a tensor in the reference semantics."""
+
+Value: TypeAlias = "Array | tuple[Value, ...]"
+"""A runtime value: a tensor or a (nested) tuple of values."""
+
+ANY_TENSOR = TensorType | UnrankedTensorType
+"""Operand/result constraint: a ranked tensor, or an unranked (incomplete) one."""
+
+FORMAT = "operands attr-dict `:` functional-type(operands, results)"
+"""The custom assembly format shared by most ops:
+``%r = relay.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>``."""
+
+NULLARY_FORMAT = "attr-dict `:` type(results)"
+"""The format of ops without operands: ``%r = relay.zeros {shape = ...} : tensor<2xf32>``."""
+
+
+class OpPattern(IntEnum):
+    """Relay's ``TOpPattern``: how an op may take part in fusion (FuseOps)."""
+
+    ELEMWISE = 0
+    BROADCAST = 1
+    INJECTIVE = 2
+    COMM_REDUCE = 3
+    OUT_ELEMWISE_FUSABLE = 4
+    TUPLE = 7
+    OPAQUE = 8
+
+
+class TypeRelationError(Exception):
+    """Operand types and attributes do not fit an op's type relation."""
+
+
+class IncompleteTypeError(TypeRelationError):
+    """An operand type is not known yet (unranked), so no result type can be derived."""
+
+
+# ---------------------------------------------------------------------------------------
+# Property helpers: Relay attributes as xDSL properties with Relay's defaults.
+# ---------------------------------------------------------------------------------------
+
+IntArray: TypeAlias = DenseArrayBase[IntegerType]
+
+
+def int_prop(default: int | None = None) -> IntegerAttr[I64]:
+    """An integer attribute (``axis = 1 : i64``); required when no default is given."""
+    if default is None:
+        return prop_def(IntegerAttr[I64])
+    return prop_def(IntegerAttr[I64], IntegerAttr(default, i64))
+
+
+def opt_int_prop() -> IntegerAttr[I64] | None:
+    """An integer attribute that may be absent (Relay's ``None``)."""
+    return opt_prop_def(IntegerAttr[I64])
+
+
+def ints_prop(default: Sequence[int] | None = None) -> IntArray:
+    """A list of integers (``strides = array<i64: 1, 1>``)."""
+    if default is None:
+        return prop_def(DenseArrayBase[IntegerType])
+    return prop_def(DenseArrayBase[IntegerType], DenseArrayBase.from_list(i64, default))
+
+
+def opt_ints_prop() -> IntArray | None:
+    """A list of integers that may be absent (Relay's ``None``)."""
+    return opt_prop_def(DenseArrayBase[IntegerType])
+
+
+def float_prop(default: float | None = None) -> FloatAttr[Float64Type]:
+    """A floating-point attribute (``epsilon = 1.0e-05 : f64``)."""
+    if default is None:
+        return prop_def(FloatAttr[Float64Type])
+    return prop_def(FloatAttr[Float64Type], FloatAttr(default, Float64Type()))
+
+
+def bool_prop(default: bool) -> BoolAttr:
+    """A boolean attribute (``keepdims = true``)."""
+    return prop_def(BoolAttr, IntegerAttr.from_bool(default))
+
+
+def str_prop(default: str | None = None) -> StringAttr:
+    """A string attribute (``data_layout = "NCHW"``)."""
+    if default is None:
+        return prop_def(StringAttr)
+    return prop_def(StringAttr, StringAttr(default))
+
+
+def dtype_prop() -> TypeAttribute:
+    """An element-type attribute (``dtype = f32``)."""
+    return prop_def(TypeAttribute)
+
+
+def opt_dtype_prop() -> TypeAttribute | None:
+    """An element-type attribute that may be absent (Relay's ``""``: same as input)."""
+    return opt_prop_def(TypeAttribute)
+
+
+def to_attribute(value: object) -> Attribute:
+    """Convert a Python attribute value to the IR attribute holding it.
+
+    ``bool`` → ``BoolAttr``; ``int`` → ``i64``; ``float`` → ``f64``; ``str`` →
+    ``StringAttr``; a list/tuple of ints → ``array<i64: ...>``; a nested list of ints
+    (Relay's ``pad_width``) is flattened. Attributes pass through unchanged.
+    """
+    if isinstance(value, Attribute):
+        return value
+    if isinstance(value, bool | np.bool_):
+        return IntegerAttr.from_bool(bool(value))
+    if isinstance(value, int | np.integer):
+        return IntegerAttr(int(value), i64)
+    if isinstance(value, float | np.floating):
+        return FloatAttr(float(value), Float64Type())
+    if isinstance(value, str):
+        return StringAttr(value)
+    if isinstance(value, list | tuple | np.ndarray):
+        flat = [int(v) for v in np.asarray(value, dtype=np.int64).reshape(-1)]
+        return DenseArrayBase.from_list(i64, flat)
+    raise TypeError(f"cannot use {value!r} as an attribute value")
+
+
+def get_int(attr: Attribute) -> int:
+    assert isinstance(attr, IntegerAttr)
+    return cast(IntegerAttr[IntegerType], attr).value.data
+
+
+def get_ints(attr: Attribute) -> tuple[int, ...]:
+    assert isinstance(attr, DenseArrayBase)
+    return cast(IntArray, attr).get_values()
+
+
+def get_float(attr: Attribute) -> float:
+    if isinstance(attr, IntegerAttr):
+        return float(get_int(attr))
+    assert isinstance(attr, FloatAttr)
+    return cast(FloatAttr, attr).value.data
+
+
+def get_bool(attr: Attribute) -> bool:
+    return bool(get_int(attr))
+
+
+def get_str(attr: Attribute) -> str:
+    assert isinstance(attr, StringAttr)
+    return attr.data
+
+
+# ---------------------------------------------------------------------------------------
+# Shape helpers used by the type relations.
+# ---------------------------------------------------------------------------------------
+
+DYN = -1
+"""A dynamic dimension (``?``)."""
+
+
+def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
+    """Map a possibly negative axis into ``[0, rank)``; raise if out of range."""
+    if not -rank <= axis < rank:
+        raise TypeRelationError(f"{what} {axis} is out of range for rank {rank}")
+    return axis % rank if rank else 0
+
+
+def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """numpy-style broadcasting, right-aligned; a dim of 1 stretches; ``?`` takes the
+    other side; otherwise the dims must be equal."""
+    rank = max(len(a), len(b))
+    pa = [1] * (rank - len(a)) + list(a)
+    pb = [1] * (rank - len(b)) + list(b)
+    out: list[int] = []
+    for x, y in zip(pa, pb, strict=True):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        elif x == DYN or y == DYN:
+            out.append(max(x, y))
+        else:
+            raise TypeRelationError(
+                f"shapes {shape_str(a)} and {shape_str(b)} do not broadcast"
+            )
+    return tuple(out)
+
+
+def shape_str(shape: Sequence[int]) -> str:
+    return "[" + ", ".join("?" if d == DYN else str(d) for d in shape) + "]"
+
+
+def type_str(ty: Attribute) -> str:
+    """A short form of a type for diagnostics (``tensor<2x3xf32>``)."""
+    return str(ty)
+
+
+def ranked(ty: Attribute, what: str = "operand") -> TensorType:
+    """The operand type as a ranked tensor, or raise if it is incomplete."""
+    if isinstance(ty, TensorType):
+        return cast(TensorType, ty)
+    if isinstance(ty, UnrankedTensorType):
+        raise IncompleteTypeError(f"{what} type {ty} is incomplete")
+    raise TypeRelationError(f"{what} must be a tensor, got {ty}")
+
+
+def tensor(shape: Sequence[int], elem: Attribute) -> TensorType:
+    return TensorType(elem, list(shape))
+
+
+def same_elem(types: Sequence[TensorType], names: Sequence[str]) -> Attribute:
+    """Check that all tensors share one element type (Relay never promotes)."""
+    first = types[0].get_element_type()
+    for ty, name in zip(types[1:], names[1:], strict=True):
+        if ty.get_element_type() != first:
+            raise TypeRelationError(
+                f"{name} has element type {ty.get_element_type()} but {names[0]} has "
+                f"{first} (relay does not promote dtypes)"
+            )
+    return first
+
+
+def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
+    """Whether a declared result type agrees with the inferred one.
+
+    An unranked tensor with the right element type is an incomplete type and agrees;
+    ``?`` dims in the declaration agree with any size.
+    """
+    if isinstance(declared, UnrankedTensorType):
+        return isinstance(inferred, TensorType | UnrankedTensorType) and (
+            declared.element_type == inferred.element_type
+        )
+    if isinstance(declared, TensorType) and isinstance(inferred, TensorType):
+        d, i = cast(TensorType, declared), cast(TensorType, inferred)
+        if d.get_element_type() != i.get_element_type():
+            return False
+        ds, is_ = d.get_shape(), i.get_shape()
+        return len(ds) == len(is_) and all(
+            x == y or x == DYN or y == DYN for x, y in zip(ds, is_, strict=True)
+        )
+    if isinstance(declared, TupleType) and isinstance(inferred, TupleType):
+        dt, it = declared.types.data, inferred.types.data
+        return len(dt) == len(it) and all(
+            types_compatible(x, y) for x, y in zip(dt, it, strict=True)
+        )
+    return declared == inferred
+
+
+def is_complete(ty: Attribute) -> bool:
+    """A type with no unknown part (no unranked tensor inside)."""
+    if isinstance(ty, UnrankedTensorType):
+        return False
+    if isinstance(ty, TupleType):
+        return all(is_complete(t) for t in ty.types.data)
+    return True
+
+
+# ---------------------------------------------------------------------------------------
+# The op base class.
+# ---------------------------------------------------------------------------------------
+
+
+class RelayOp(IRDLOperation):
+    """Base class of every relay op (see the module docstring)."""
+
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    """Fusion pattern kind (Relay's ``TOpPattern``)."""
+
+    STATEFUL: ClassVar[bool] = False
+    """Relay's ``TOpIsStateful``: never folded or merged by CSE."""
+
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        """Result types from operand types and attributes.
+
+        Raises :class:`TypeRelationError` when they do not fit and
+        :class:`IncompleteTypeError` when an operand type is not known yet.
+        """
+        raise NotImplementedError(f"{self.name} has no type relation")
+
+    def compute(self, *args: Value) -> Value | Sequence[Value]:
+        """The op's numpy reference semantics: one value per result (a single value
+        for single-result ops)."""
+        raise NotImplementedError(f"{self.name} has no reference semantics")
+
+    # -- derived helpers ----------------------------------------------------------------
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        """Run the type relation on the current operand types."""
+        return self.type_relation([o.type for o in self.operands])
+
+    def evaluate(self, *args: Value) -> tuple[Value, ...]:
+        """``compute`` normalised to one value per result, cast to the result types."""
+        out = self.compute(*args)
+        values: tuple[Value, ...] = (
+            (cast(Value, out),)
+            if len(self.results) == 1
+            else tuple(cast(Sequence[Value], out))
+        )
+        return tuple(
+            _cast_value(v, r.type) for v, r in zip(values, self.results, strict=True)
+        )
+
+    def verify_(self) -> None:
+        try:
+            inferred = self.infer_result_types()
+        except IncompleteTypeError:
+            return
+        except TypeRelationError as e:
+            raise VerifyException(f"{self.name}: {e}") from e
+        if len(inferred) != len(self.results):
+            raise VerifyException(
+                f"{self.name}: expected {len(inferred)} results, got {len(self.results)}"
+            )
+        for i, (res, ty) in enumerate(zip(self.results, inferred, strict=True)):
+            if not types_compatible(res.type, ty):
+                raise VerifyException(
+                    f"{self.name}: result #{i} has type {res.type} but the type relation "
+                    f"gives {ty}"
+                )
+
+    def attr(self, name: str) -> Attribute | None:
+        """A property's value (or its default when unset), ``None`` when absent."""
+        if name in self.properties:
+            return self.properties[name]
+        prop = self.get_irdl_definition().properties.get(name)
+        return None if prop is None else prop.default_value
+
+    @classmethod
+    def make(
+        cls,
+        operands: Sequence[SSAValue] = (),
+        attrs: dict[str, object] | None = None,
+        result_types: Sequence[Attribute] | None = None,
+        regions: Sequence[Any] = (),
+    ):
+        """Create the op from SSA operands and Python attribute values.
+
+        Attributes equal to ``None`` are left unset (their default applies). Without
+        ``result_types`` the results are typed by the type relation, which raises
+        :class:`TypeRelationError` if the operands and attributes do not fit.
+        """
+        props: dict[str, Attribute] = {}
+        definition = cls.get_irdl_definition()
+        for key, value in (attrs or {}).items():
+            if value is None:
+                continue
+            if key not in definition.properties:
+                raise TypeError(f"{cls.name} has no attribute '{key}'")
+            props[key] = _attribute_for(definition.properties[key].constr, value)
+        n_results = _result_count(cls, len(operands), props)
+        op = cls.create(
+            operands=list(operands),
+            result_types=list(result_types)
+            if result_types is not None
+            else [UnrankedTensorType(i64)] * n_results,
+            properties=props,
+            regions=list(regions),
+        )
+        # apply defaults the way IRDLOperation.__init__ does
+        for name, prop in definition.properties.items():
+            if name not in op.properties and prop.default_value is not None:
+                op.properties[name] = prop.default_value
+        if result_types is None:
+            types = op.infer_result_types()
+            if len(types) != len(op.results):
+                op = cls.create(
+                    operands=list(operands),
+                    result_types=list(types),
+                    properties=dict(op.properties),
+                    regions=list(regions),
+                )
+            else:
+                for res, ty in zip(op.results, types, strict=True):
+                    res._type = ty  # pyright: ignore[reportPrivateUsage]
+        return op
+
+
+def _result_count(
+    cls: type[RelayOp], n_operands: int, props: dict[str, Attribute]
+) -> int:
+    return len(cls.get_irdl_definition().results)
+
+
+def _attribute_for(constr: Any, value: object) -> Attribute:
+    """Convert ``value`` for a property with constraint ``constr``."""
+    if isinstance(value, Attribute):
+        return value
+    bases: set[type[Attribute]] = constr.get_bases() or set()
+    base_attr = getattr(constr, "attr", None)
+    if base_attr is not None:
+        bases.add(base_attr)
+    if any(issubclass(b, TypeAttribute) for b in bases):
+        return dtypes.element_type(cast(Any, value))
+    if FloatAttr in bases and isinstance(value, int | float | np.integer | np.floating):
+        return FloatAttr(float(value), Float64Type())
+    if ArrayAttr in bases and isinstance(value, list | tuple):
+        return ArrayAttr([to_attribute(v) for v in cast(Sequence[object], value)])
+    if DenseArrayBase in bases and isinstance(value, int | np.integer):
+        return DenseArrayBase.from_list(i64, [int(value)])
+    return to_attribute(value)
+
+
+def _cast_value(value: Value, ty: Attribute) -> Value:
+    """Give a computed array the numpy dtype and rank of the declared result type."""
+    if isinstance(value, tuple):
+        if isinstance(ty, TupleType):
+            return tuple(
+                _cast_value(v, t) for v, t in zip(value, ty.types.data, strict=True)
+            )
+        return value
+    if isinstance(ty, TensorType | UnrankedTensorType):
+        npd = dtypes.numpy_dtype(ty.element_type)
+        arr = np.asarray(value)
+        if arr.dtype != npd:
+            arr = arr.astype(npd)
+        return arr
+    return value

@@ -1,0 +1,113 @@
+"""Relay data types as builtin element types, and their numpy counterparts.
+
+Relay names dtypes with strings (``"float32"``, ``"int64"``, ``"bool"``); xrelay's IR
+uses builtin element types (``f32``, ``i64``, ``i1``). Integers are signless in the IR
+and read as signed by the reference semantics, except ``ui*`` types.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    Signedness,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+_BY_NAME: dict[str, Attribute] = {
+    "float16": Float16Type(),
+    "float32": Float32Type(),
+    "float64": Float64Type(),
+    "bfloat16": BFloat16Type(),
+    "bool": IntegerType(1),
+    "int8": IntegerType(8),
+    "int16": IntegerType(16),
+    "int32": IntegerType(32),
+    "int64": IntegerType(64),
+    "uint8": IntegerType(8, Signedness.UNSIGNED),
+    "uint16": IntegerType(16, Signedness.UNSIGNED),
+    "uint32": IntegerType(32, Signedness.UNSIGNED),
+    "uint64": IntegerType(64, Signedness.UNSIGNED),
+}
+_ALIASES = {"float": "float32", "int": "int32", "double": "float64", "half": "float16"}
+
+
+class DTypeError(ValueError):
+    """An unknown or unsupported data type."""
+
+
+def element_type(dtype: str | Attribute | np.dtype[Any] | type) -> Attribute:
+    """The builtin element type for a Relay dtype name, numpy dtype or element type."""
+    if isinstance(dtype, Attribute):
+        if isinstance(dtype, IntegerType | AnyFloat | IndexType):
+            return dtype
+        raise DTypeError(f"'{dtype}' is not a tensor element type")
+    if isinstance(dtype, str):
+        name = _ALIASES.get(dtype, dtype)
+        if name in _BY_NAME:
+            return _BY_NAME[name]
+        try:
+            return element_type(np.dtype(name))
+        except TypeError:
+            raise DTypeError(
+                f"unknown dtype '{dtype}' (known: {', '.join(sorted(_BY_NAME))})"
+            ) from None
+    npd = np.dtype(dtype)
+    if npd == np.bool_:
+        return IntegerType(1)
+    if npd.kind == "f":
+        return element_type(f"float{npd.itemsize * 8}")
+    if npd.kind == "i":
+        return IntegerType(npd.itemsize * 8)
+    if npd.kind == "u":
+        return IntegerType(npd.itemsize * 8, Signedness.UNSIGNED)
+    raise DTypeError(f"numpy dtype '{npd}' has no relay element type")
+
+
+def dtype_name(elem: Attribute) -> str:
+    """The Relay dtype name (``"float32"``) of a builtin element type."""
+    for name, ty in _BY_NAME.items():
+        if ty == elem:
+            return name
+    if isinstance(elem, IntegerType):
+        sign = "u" if elem.signedness.data == Signedness.UNSIGNED else ""
+        return f"{sign}int{elem.width.data}"
+    if isinstance(elem, IndexType):
+        return "int64"
+    raise DTypeError(f"'{elem}' is not a tensor element type")
+
+
+def numpy_dtype(elem: Attribute) -> np.dtype[Any]:
+    """The numpy dtype holding values of a builtin element type."""
+    if isinstance(elem, BFloat16Type):
+        raise DTypeError("bfloat16 has no numpy counterpart")
+    name = dtype_name(elem)
+    return np.dtype(np.bool_) if name == "bool" else np.dtype(name)
+
+
+def is_float(elem: Attribute) -> bool:
+    return isinstance(elem, AnyFloat)
+
+
+def is_bool(elem: Attribute) -> bool:
+    return isinstance(elem, IntegerType) and elem.width.data == 1
+
+
+def is_int(elem: Attribute) -> bool:
+    return isinstance(elem, IntegerType | IndexType) and not is_bool(elem)
+
+
+def tensor_type(
+    shape: tuple[int, ...] | list[int], dtype: str | Attribute
+) -> TensorType:
+    """``tensor<shape x dtype>`` with a Relay dtype name or an element type."""
+    return TensorType(element_type(dtype), list(shape))

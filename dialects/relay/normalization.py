@@ -1,0 +1,7 @@
+"""(being written)"""
+
+from __future__ import annotations
+
+from xrelay.dialects.relay.base import RelayOp
+
+NORMALIZATION_OPS: list[type[RelayOp]] = []

@@ -1,0 +1,41 @@
+"""lit configuration: runs the FileCheck suite under tests/filecheck/."""
+
+import os
+import shutil
+import sys
+
+import lit.formats
+
+config.name = "xrelay"  # noqa: F821
+config.test_format = lit.formats.ShTest()  # noqa: F821
+config.pipefail = True  # noqa: F821
+config.suffixes = [".mlir", ".test"]  # noqa: F821
+config.test_source_root = os.path.join(os.path.dirname(__file__), "tests", "filecheck")  # noqa: F821
+config.excludes = ["lit.local.cfg", "inputs"]  # noqa: F821
+
+# the tools of the interpreter running lit (the project's venv) come first on PATH
+bin_dir = os.path.dirname(sys.executable)
+config.environment["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")  # noqa: F821
+for var in ("HOME", "TMPDIR", "XDSL_MLIR_OPT"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]  # noqa: F821
+
+# Round trips: custom -> generic -> custom, checked with FileCheck.
+config.substitutions.append(  # noqa: F821
+    (
+        "XRELAY_ROUNDTRIP",
+        "xrelay-opt %s --print-op-generic --split-input-file | "
+        "xrelay-opt --split-input-file | filecheck %s",
+    )
+)
+config.substitutions.append(  # noqa: F821
+    (
+        "XRELAY_GENERIC_ROUNDTRIP",
+        "xrelay-opt %s --print-op-generic --split-input-file | filecheck %s --check-prefix=CHECK-GENERIC",
+    )
+)
+
+mlir_opt = shutil.which("mlir-opt-22") or shutil.which("mlir-opt")
+if mlir_opt:
+    config.available_features.add("mlir-opt")  # noqa: F821
+    config.substitutions.append(("%mlir-opt", mlir_opt))  # noqa: F821

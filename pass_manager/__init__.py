@@ -1,0 +1,1 @@
+"""xrelay.pass_manager"""

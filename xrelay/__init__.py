@@ -1,0 +1,1 @@
+"""xrelay: TVM Relay on xDSL."""
