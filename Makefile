@@ -28,7 +28,7 @@ pytest: $(STAMP)
 	$(VPY) -m pytest tests
 
 filecheck: $(STAMP)
-	$(VENV_DIR)/bin/lit -v --order=smart .
+	$(VENV_DIR)/bin/lit -v --order=smart tests/filecheck
 
 lint: $(STAMP)
 	$(VENV_DIR)/bin/ruff check .

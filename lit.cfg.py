@@ -10,8 +10,12 @@ config.name = "xrelay"  # noqa: F821
 config.test_format = lit.formats.ShTest()  # noqa: F821
 config.pipefail = True  # noqa: F821
 config.suffixes = [".mlir", ".test"]  # noqa: F821
-config.test_source_root = os.path.join(os.path.dirname(__file__), "tests", "filecheck")  # noqa: F821
-config.excludes = ["lit.local.cfg", "inputs"]  # noqa: F821
+# the suite's root is this folder (so `lit path/to/test.mlir` works); only
+# tests/filecheck holds tests, everything else is excluded from discovery
+config.excludes = [  # noqa: F821
+    "lit.local.cfg", "inputs", "Output", ".venv", "build", "bench", "examples",
+    "xrelay", ".git", ".ci",
+]  # fmt: skip
 
 # the tools of the interpreter running lit (the project's venv) come first on PATH
 bin_dir = os.path.dirname(sys.executable)

@@ -91,6 +91,23 @@ def numpy_from_dense(attr: DenseIntOrFPElementsAttr) -> Array:
     return np.frombuffer(raw, dtype=npd).reshape(shape)
 
 
+def _needs_hex(attr: DenseIntOrFPElementsAttr) -> bool:
+    """Whether the decimal list form would not read back bit-exactly: xDSL writes NaN
+    and infinities inside a list as hex integers, which read back as numbers."""
+    if not dtypes.is_float(attr.get_element_type()) or len(attr) > 100:
+        return False
+    return not bool(np.isfinite(numpy_from_dense(attr)).all())
+
+
+def _normalize_bools(attr: DenseIntOrFPElementsAttr) -> DenseIntOrFPElementsAttr:
+    """xDSL reads ``true`` in an ``i1`` literal as the byte 0xFF; numpy's bool is 1."""
+    if not dtypes.is_bool(attr.get_element_type()):
+        return attr
+    raw = attr.data.data
+    fixed = bytes(1 if b else 0 for b in raw) if any(b > 1 for b in raw) else raw
+    return DenseIntOrFPElementsAttr(attr.type, BytesAttr(fixed))  # pyright: ignore[reportCallIssue, reportArgumentType]
+
+
 @irdl_op_definition
 class ConstantOp(RelayOp):
     """A constant tensor (Relay's ``Constant``)."""
@@ -125,6 +142,8 @@ class ConstantOp(RelayOp):
         ty = self.value.get_type()
         if printing.should_elide(len(self.value)):
             printer.print_string(f"dense_resource<{printing.ELIDED}>")
+        elif _needs_hex(self.value):
+            printer.print_string(f'dense<"0x{self.value.data.data.hex().upper()}">')
         else:
             self.value.print_without_type(printer)
         printer.print_string(" : ")
@@ -148,7 +167,7 @@ class ConstantOp(RelayOp):
         value = parser.parse_attribute()
         if not isinstance(value, DenseIntOrFPElementsAttr):
             parser.raise_error("expected a dense tensor literal", pos, parser.pos)
-        op = ConstantOp(cast(DenseIntOrFPElementsAttr, value))
+        op = ConstantOp(_normalize_bools(cast(DenseIntOrFPElementsAttr, value)))
         attrs = parser.parse_optional_attr_dict()
         op.attributes.update(attrs)
         return op

@@ -1,0 +1,127 @@
+"""InferType: fill every incomplete result type from the ops' type relations and check
+every known one (mirrors Relay's ``InferType``, a module pass at opt_level 0).
+
+Incomplete types are unranked tensors (``tensor<*xf32>``). Functions are processed
+callees first, so a ``func.call`` takes its result types from the callee's signature;
+each function's signature takes its result types from its ``func.return``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import DiagnosticException
+
+from xrelay.dialects.relay.base import (
+    IncompleteTypeError,
+    RelayOp,
+    TypeRelationError,
+    types_compatible,
+)
+
+
+class TypeInferenceError(DiagnosticException):
+    """A type relation failed, or a declared type disagrees with the inferred one."""
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(message)
+        self.op = op
+
+
+def infer_types(module: ModuleOp) -> None:
+    """Infer and check the types of every function of ``module``, in place."""
+    funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
+    done: set[str] = set()
+    active: list[str] = []
+
+    def visit(func: FuncOp) -> None:
+        name = func.sym_name.data
+        if name in done:
+            return
+        if name in active:  # recursion: the callee's declared signature is used as is
+            return
+        active.append(name)
+        for op in func.walk():
+            if isinstance(op, CallOp) and op.callee.string_value() in funcs:
+                visit(funcs[op.callee.string_value()])
+        infer_function(func)
+        active.pop()
+        done.add(name)
+
+    for func in funcs.values():
+        visit(func)
+
+
+def infer_function(func: FuncOp) -> None:
+    """Infer the types inside one function and update its signature."""
+    if not func.body.blocks:
+        return
+    block = func.body.block
+    _infer_block(block)
+    ret = block.last_op
+    if isinstance(ret, ReturnOp):
+        outputs = [v.type for v in ret.operands]
+        if tuple(outputs) != tuple(func.function_type.outputs.data):
+            func.function_type = FunctionType.from_lists(
+                list(func.function_type.inputs.data), outputs
+            )
+
+
+def _infer_block(block: Block) -> None:
+    for op in list(block.ops):
+        for region in op.regions:
+            for inner in region.blocks:
+                _infer_block(inner)
+        _infer_op(op)
+
+
+def _infer_op(op: Operation) -> None:
+    if isinstance(op, CallOp):
+        callee = _lookup_callee(op)
+        if callee is not None:
+            _update_results(op, callee.function_type.outputs.data)
+        return
+    if not isinstance(op, RelayOp):
+        return
+    try:
+        inferred = op.infer_result_types()
+    except IncompleteTypeError as e:
+        raise TypeInferenceError(op, f"{op.name}: cannot infer the type: {e}") from e
+    except TypeRelationError as e:
+        raise TypeInferenceError(op, f"{op.name}: {e}") from e
+    _update_results(op, inferred)
+
+
+def _update_results(op: Operation, inferred: Sequence[Attribute]) -> None:
+    if len(inferred) != len(op.results):
+        raise TypeInferenceError(
+            op,
+            f"{op.name}: {len(op.results)} results declared, {len(inferred)} inferred",
+        )
+    for i, (res, ty) in enumerate(zip(list(op.results), inferred, strict=True)):
+        if res.type == ty:
+            continue
+        if not types_compatible(res.type, ty):
+            raise TypeInferenceError(
+                op, f"{op.name}: result #{i} is declared {res.type} but inferred {ty}"
+            )
+        # an incomplete (or less precise) declaration takes the inferred type; users
+        # of the value see the new type through the replaced SSA value
+        Rewriter.replace_value_with_new_type(res, ty)
+
+
+def _lookup_callee(op: CallOp) -> FuncOp | None:
+    module = op.get_toplevel_object()
+    if not isinstance(module, ModuleOp):
+        return None
+    for candidate in module.ops:
+        if (
+            isinstance(candidate, FuncOp)
+            and candidate.sym_name.data == op.callee.string_value()
+        ):
+            return candidate
+    return None
