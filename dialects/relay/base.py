@@ -397,7 +397,13 @@ class RelayOp(IRDLOperation):
             if key not in definition.properties:
                 raise TypeError(f"{cls.name} has no attribute '{key}'")
             props[key] = _attribute_for(definition.properties[key].constr, value)
-        n_results = _result_count(cls, len(operands), props)
+        from xdsl.irdl import OptPropertyDef
+
+        for name, prop in definition.properties.items():
+            if name not in props and prop.default_value is None:
+                if not isinstance(prop, OptPropertyDef):
+                    raise TypeRelationError(f"missing the required attribute {name}")
+        n_results = len(definition.results)
         op = cls.create(
             operands=list(operands),
             result_types=list(result_types)
