@@ -35,12 +35,13 @@ lint: $(STAMP)
 	$(VENV_DIR)/bin/ruff format --check .
 
 # pyright cannot follow setuptools' import hook that maps the top-level folders onto
-# `xrelay.*`, so it checks a tree of symlinks laid out like the installed package.
+# `xrelay.*`, so it checks a tree laid out like the installed package whose files are
+# symlinks to the sources (pyright does not descend into symlinked folders).
 typecheck-tree:
 	rm -rf $(TYPECHECK_TREE) && mkdir -p $(TYPECHECK_TREE)
-	ln -s ../../../xrelay/__init__.py $(TYPECHECK_TREE)/__init__.py
-	ln -s ../../../xrelay/py.typed $(TYPECHECK_TREE)/py.typed
-	for d in $(SUBPACKAGES); do ln -s ../../../$$d $(TYPECHECK_TREE)/$$d; done
+	cp -s $(CURDIR)/xrelay/__init__.py $(CURDIR)/xrelay/py.typed $(TYPECHECK_TREE)/
+	for d in $(SUBPACKAGES); do cp -rs $(CURDIR)/$$d $(TYPECHECK_TREE)/$$d; done
+	find $(TYPECHECK_TREE) -name __pycache__ -prune -exec rm -rf {} +
 
 pyright: $(STAMP) typecheck-tree
 	$(VENV_DIR)/bin/pyright

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, TensorType, TupleType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType, TupleType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -137,7 +137,7 @@ def _coerce(value: Any, ty: Attribute, what: str) -> Value:
     arr = np.asarray(value)
     expected = tensor_ty.get_shape()
     if len(arr.shape) != len(expected) or any(
-        d != -1 and d != a for d, a in zip(expected, arr.shape, strict=True)
+        d != DYNAMIC_INDEX and d != a for d, a in zip(expected, arr.shape, strict=True)
     ):
         raise InterpreterError(
             f"{what} has shape {list(arr.shape)}, the function expects {tensor_ty}"

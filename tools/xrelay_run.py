@@ -129,10 +129,13 @@ def run(args: argparse.Namespace) -> int:
     from xrelay.runtime.interpreter import InterpreterError, interpret
 
     if args.example:
+        from xrelay.pass_manager.instrument import module_text
         from xrelay.tools.example import example_module
 
         module, inputs = example_module()
         print("model: bundled example (a small CNN built with the builder API)")
+        print("IR after InferType (large constants elided):")
+        print(module_text(module))
     else:
         if args.model is None:
             raise RunError("give a model file, or --example")

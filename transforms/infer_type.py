@@ -9,6 +9,7 @@ each function's signature takes its result types from its ``func.return``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
@@ -22,6 +23,7 @@ from xrelay.dialects.relay.base import (
     TypeRelationError,
     types_compatible,
 )
+from xrelay.pass_manager import Pass, PassContext, PassInfo, register_pass
 
 
 class TypeInferenceError(DiagnosticException):
@@ -125,3 +127,16 @@ def _lookup_callee(op: CallOp) -> FuncOp | None:
         ):
             return candidate
     return None
+
+
+@register_pass("InferType")
+class InferType(Pass):
+    """Fill incomplete result types from the ops' type relations and check the known
+    ones (Relay's InferType: module pass, opt_level 0)."""
+
+    def __init__(self) -> None:
+        self.info = PassInfo(0, "InferType")
+
+    def apply(self, op: ModuleOp, ctx: PassContext, kind: Any) -> ModuleOp:
+        infer_types(op)
+        return op

@@ -24,6 +24,7 @@ from typing import Any, ClassVar, TypeAlias, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     I64,
     ArrayAttr,
     BoolAttr,
@@ -201,8 +202,8 @@ def get_str(attr: Attribute) -> str:
 # Shape helpers used by the type relations.
 # ---------------------------------------------------------------------------------------
 
-DYN = -1
-"""A dynamic dimension (``?``)."""
+DYN = DYNAMIC_INDEX
+"""A dynamic dimension (``?``): xDSL's marker, what parsing ``?`` gives."""
 
 
 def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:

@@ -1,7 +1,840 @@
-"""(being written)"""
+"""Neural-network ops: 2-D convolution and its transpose, dense / matmul / batch_matmul,
+the softmax family, dropout, batch_flatten and pad.
+
+Relay's conventions kept here:
+
+* convolutions take any data layout that is a permutation of ``NCHW`` (``NCHW``,
+  ``NHWC``, ...) and any kernel layout that is a permutation of ``OIHW`` (``IOHW`` for
+  ``conv2d_transpose``); axes are matched by letter. ``out_layout=""`` means the data
+  layout.
+* ``padding`` is stored as four ints ``(top, left, bottom, right)``; :meth:`make`
+  accepts Relay's 1- and 2-int forms and widens them (:func:`normalize_padding2d`).
+* ``out_dtype`` absent means the data dtype; the operands are converted to it before
+  multiplying (so ``int8 x int8 -> int32`` accumulates in ``int32``). Without
+  ``out_dtype`` both operands must share one dtype.
+
+The reference semantics are vectorised numpy: convolutions use an im2col view made by
+``sliding_window_view`` contracted with ``tensordot`` / ``einsum``.
+"""
 
 from __future__ import annotations
 
-from xrelay.dialects.relay.base import RelayOp
+from collections.abc import Sequence
+from typing import Any, ClassVar, cast
 
-NN_OPS: list[type[RelayOp]] = []
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def, result_def
+
+from xrelay.dialects.relay.base import (
+    ANY_TENSOR,
+    DYN,
+    FORMAT,
+    Array,
+    OpPattern,
+    RelayOp,
+    TypeRelationError,
+    bool_prop,
+    float_prop,
+    get_bool,
+    get_float,
+    get_int,
+    get_ints,
+    get_str,
+    int_prop,
+    ints_prop,
+    normalize_axis,
+    opt_dtype_prop,
+    opt_int_prop,
+    opt_ints_prop,
+    ranked,
+    same_elem,
+    shape_str,
+    str_prop,
+    tensor,
+)
+from xrelay.dialects.relay.dtypes import is_float, numpy_dtype
+
+# ---------------------------------------------------------------------------------------
+# Helpers shared with the pooling ops
+# ---------------------------------------------------------------------------------------
+
+
+def normalize_padding2d(padding: object) -> object:
+    """Relay's 2-D padding forms widened to ``(top, left, bottom, right)``.
+
+    One int ``p`` gives ``(p, p, p, p)``; two ints ``(ph, pw)`` give ``(ph, pw, ph, pw)``;
+    four ints stay. Anything else is returned unchanged (the type relation rejects it).
+    """
+    if isinstance(padding, int | np.integer):
+        return (int(padding),) * 4
+    if isinstance(padding, list | tuple):
+        items = list(cast(Sequence[Any], padding))
+        if len(items) == 1:
+            return tuple(items) * 4
+        if len(items) == 2:
+            return (items[0], items[1], items[0], items[1])
+    return padding
+
+
+def layout_shape(
+    shape: Sequence[int], layout: str, canonical: str, what: str
+) -> tuple[int, ...]:
+    """``shape`` (laid out as ``layout``) reordered to the axes of ``canonical``.
+
+    ``layout`` must be a permutation of the letters of ``canonical``.
+    """
+    check_layout(layout, canonical, what)
+    if len(shape) != len(layout):
+        raise TypeRelationError(
+            f"{what} '{layout}' needs a rank-{len(layout)} tensor, got shape "
+            f"{shape_str(shape)}"
+        )
+    return tuple(shape[layout.index(c)] for c in canonical)
+
+
+def shape_in_layout(
+    shape: Sequence[int], canonical: str, layout: str
+) -> tuple[int, ...]:
+    """A shape given in the axes of ``canonical`` laid out as ``layout``."""
+    return tuple(shape[canonical.index(c)] for c in layout)
+
+
+def check_layout(layout: str, canonical: str, what: str) -> None:
+    if len(layout) != len(canonical) or sorted(layout) != sorted(canonical):
+        raise TypeRelationError(
+            f"{what} '{layout}' is not supported (expected a permutation of "
+            f"'{canonical}')"
+        )
+
+
+def to_layout(x: Array, src: str, dst: str) -> Array:
+    """Transpose an array laid out as ``src`` to the layout ``dst`` (same letters)."""
+    if src == dst:
+        return x
+    return np.transpose(x, [src.index(c) for c in dst])
+
+
+def positive_pair(values: Sequence[int], what: str) -> tuple[int, int]:
+    if len(values) != 2:
+        raise TypeRelationError(f"{what} must have 2 values, got {len(values)}")
+    if any(v <= 0 for v in values):
+        raise TypeRelationError(f"{what} must be positive, got {tuple(values)}")
+    return values[0], values[1]
+
+
+def padding4(values: Sequence[int]) -> tuple[int, int, int, int]:
+    if len(values) != 4:
+        raise TypeRelationError(
+            f"padding must have 4 values (top, left, bottom, right), got {len(values)}"
+        )
+    if any(v < 0 for v in values):
+        raise TypeRelationError(f"padding must be non-negative, got {tuple(values)}")
+    return values[0], values[1], values[2], values[3]
+
+
+def window_out(
+    size: int, pad: int, window: int, stride: int, what: str, ceil: bool = False
+) -> int:
+    """Output length of a sliding window; at least 1. An unknown input size (``?``)
+    or window (from a ``?`` kernel dimension) gives ``?``."""
+    if size == DYN or window < 1:
+        return DYN
+    span = size + pad - window + (stride - 1 if ceil else 0)
+    out = span // stride + 1
+    if span < 0 or out < 1:
+        raise TypeRelationError(
+            f"the output {what} would be {out if span >= 0 else 0}: the input {what} "
+            f"{size} with padding {pad} is smaller than the window {window}"
+        )
+    return out
+
+
+def windows2d(
+    x: Array,
+    window: tuple[int, int],
+    strides: tuple[int, int],
+    dilation: tuple[int, int],
+    out_hw: tuple[int, int],
+) -> Array:
+    """The im2col view of an ``NCHW`` array already padded:
+    ``[N, C, OH, OW, KH, KW]`` (no copy)."""
+    kh, kw = window
+    dh, dw = dilation
+    sh, sw = strides
+    oh, ow = out_hw
+    ext = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
+    view = np.lib.stride_tricks.sliding_window_view(x, ext, axis=(2, 3))
+    return view[:, :, : (oh - 1) * sh + 1 : sh, : (ow - 1) * sw + 1 : sw, ::dh, ::dw]
+
+
+def normalize_pair(value: object) -> object:
+    """One int (or a 1-element list) ``v`` widened to ``(v, v)``; else unchanged."""
+    if isinstance(value, int | np.integer):
+        return (int(value), int(value))
+    if isinstance(value, list | tuple) and len(cast(Sequence[Any], value)) == 1:
+        return tuple(cast(Sequence[Any], value)) * 2
+    return value
+
+
+class PaddedOp(RelayOp):
+    """Ops with Relay's 2-D ``padding``: :meth:`make` widens its 1- and 2-int forms,
+    and single ints given for the pair attributes (``strides``, ...) as Relay's Python
+    API does."""
+
+    PAIR_ATTRS: ClassVar[tuple[str, ...]] = ("strides", "dilation")
+
+    @classmethod
+    def make(
+        cls,
+        operands: Sequence[SSAValue] = (),
+        attrs: dict[str, object] | None = None,
+        result_types: Sequence[Attribute] | None = None,
+        regions: Sequence[Any] = (),
+    ):
+        if attrs is not None:
+            attrs = dict(attrs)
+            if attrs.get("padding") is not None:
+                attrs["padding"] = normalize_padding2d(attrs["padding"])
+            for key in cls.PAIR_ATTRS:
+                if attrs.get(key) is not None:
+                    attrs[key] = normalize_pair(attrs[key])
+        return super().make(operands, attrs, result_types, regions)
+
+
+def _out_elem(
+    out_dtype: Attribute | None, types: Sequence[TensorType], names: Sequence[str]
+) -> Attribute:
+    """The result element type: ``out_dtype``, else the (shared) operand dtype."""
+    if out_dtype is not None:
+        return out_dtype
+    return same_elem(types, names)
+
+
+def _np_out(out_dtype: Attribute | None, x: Array) -> np.dtype[Any]:
+    return numpy_dtype(out_dtype) if out_dtype is not None else x.dtype
+
+
+# ---------------------------------------------------------------------------------------
+# Convolutions
+# ---------------------------------------------------------------------------------------
+
+
+class ConvOp(PaddedOp):
+    """The operands, attributes and shared checks of the 2-D convolutions."""
+
+    data = operand_def(ANY_TENSOR)
+    weight = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    strides = ints_prop((1, 1))
+    padding = ints_prop((0, 0, 0, 0))
+    dilation = ints_prop((1, 1))
+    groups = int_prop(1)
+    channels = opt_int_prop()
+    kernel_size = opt_ints_prop()
+    data_layout = str_prop("NCHW")
+    out_layout = str_prop("")
+    out_dtype = opt_dtype_prop()
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    KERNEL_CANONICAL: ClassVar[str] = "OIHW"
+    """The kernel layout the weight shape is read in (``IOHW`` for the transpose)."""
+
+    def kernel_layout_str(self) -> str:
+        raise NotImplementedError
+
+    def conv_params(
+        self,
+    ) -> tuple[tuple[int, int], tuple[int, int, int, int], tuple[int, int], int]:
+        """Checked strides, padding, dilation and groups."""
+        strides = positive_pair(get_ints(self.strides), "strides")
+        padding = padding4(get_ints(self.padding))
+        dilation = positive_pair(get_ints(self.dilation), "dilation")
+        groups = get_int(self.groups)
+        if groups < 1:
+            raise TypeRelationError(f"groups must be positive, got {groups}")
+        return strides, padding, dilation, groups
+
+    def layouts(self) -> tuple[str, str, str]:
+        """Data, kernel and output layouts (``out_layout=""`` is the data layout)."""
+        data_layout = get_str(self.data_layout)
+        check_layout(data_layout, "NCHW", "data_layout")
+        kernel_layout = self.kernel_layout_str()
+        check_layout(kernel_layout, self.KERNEL_CANONICAL, "kernel_layout")
+        out_layout = get_str(self.out_layout) or data_layout
+        check_layout(out_layout, "NCHW", "out_layout")
+        return data_layout, kernel_layout, out_layout
+
+    def check_kernel_size(self, kh: int, kw: int) -> None:
+        if self.kernel_size is None:
+            return
+        ks = get_ints(self.kernel_size)
+        if len(ks) != 2:
+            raise TypeRelationError(f"kernel_size must have 2 values, got {len(ks)}")
+        if tuple(ks) != (kh, kw):
+            raise TypeRelationError(
+                f"kernel_size {tuple(ks)} does not match the weight's kernel {(kh, kw)}"
+            )
+
+
+@irdl_op_definition
+class Conv2DOp(ConvOp):
+    """2-D convolution (cross-correlation) of ``data`` with ``weight``.
+
+    In ``NCHW`` / ``OIHW`` terms: ``out[n, o, y, x] = sum(c, i, j) data_pad[n, g*C/G + c,
+    y*sh + i*dh, x*sw + j*dw] * weight[o, c, i, j]`` with ``g = o // (O/G)``. The weight
+    is ``[O, C/groups, KH, KW]``. A depthwise weight ``[C, M, KH, KW]`` (``groups == C
+    == O``, Relay's depthwise form) gives ``C*M`` output channels, channel ``c*M + m``
+    using ``weight[c, m]``.
+    """
+
+    name = "relay.nn.conv2d"
+    kernel_layout = str_prop("OIHW")
+
+    def kernel_layout_str(self) -> str:
+        return get_str(self.kernel_layout)
+
+    def geometry(
+        self, data: Sequence[int], weight: Sequence[int]
+    ) -> tuple[tuple[int, ...], tuple[int, ...], bool, int]:
+        """Data shape in NCHW, weight shape in OIHW, whether depthwise, out channels."""
+        data_layout, kernel_layout, _ = self.layouts()
+        n, c, h, w = layout_shape(data, data_layout, "NCHW", "data_layout")
+        o, i, kh, kw = layout_shape(weight, kernel_layout, "OIHW", "kernel_layout")
+        _, _, _, groups = self.conv_params()
+        depthwise = groups > 1 and c == groups and o == groups
+        if depthwise:
+            out_c = c * i if DYN not in (c, i) else DYN
+        else:
+            if DYN not in (c, i) and (c % groups != 0 or c // groups != i):
+                raise TypeRelationError(
+                    f"data has {c} input channels but the weight takes {i} per group "
+                    f"with groups={groups} (needs {c} == {i} * {groups})"
+                )
+            if o != DYN and o % groups != 0:
+                raise TypeRelationError(
+                    f"the weight's {o} output channels are not divisible by "
+                    f"groups={groups}"
+                )
+            out_c = o
+        if self.channels is not None and get_int(self.channels) != out_c:
+            raise TypeRelationError(
+                f"channels={get_int(self.channels)} but the weight gives {out_c} output "
+                "channels"
+            )
+        self.check_kernel_size(kh, kw)
+        return (n, c, h, w), (o, i, kh, kw), depthwise, out_c
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        data, weight = (
+            ranked(operand_types[0], "data"),
+            ranked(operand_types[1], "weight"),
+        )
+        (strides, padding, dilation, _) = self.conv_params()
+        _, _, out_layout = self.layouts()
+        (n, _, h, w), (_, _, kh, kw), _, out_c = self.geometry(
+            data.get_shape(), weight.get_shape()
+        )
+        elem = _out_elem(self.out_dtype, [data, weight], ["data", "weight"])
+        oh = window_out(
+            h, padding[0] + padding[2], (kh - 1) * dilation[0] + 1, strides[0], "height"
+        )
+        ow = window_out(
+            w, padding[1] + padding[3], (kw - 1) * dilation[1] + 1, strides[1], "width"
+        )
+        return [tensor(shape_in_layout((n, out_c, oh, ow), "NCHW", out_layout), elem)]
+
+    def compute(self, *args: Any) -> Any:
+        data_layout, kernel_layout, out_layout = self.layouts()
+        strides, (pt, pl, pb, pr), dilation, groups = self.conv_params()
+        npd = _np_out(self.out_dtype, args[0])
+        x = to_layout(args[0], data_layout, "NCHW").astype(npd, copy=False)
+        wt = to_layout(args[1], kernel_layout, "OIHW").astype(npd, copy=False)
+        (n, c, h, w), (o, i, kh, kw), depthwise, out_c = self.geometry(
+            args[0].shape, args[1].shape
+        )
+        if depthwise:
+            wt = wt.reshape(out_c, 1, kh, kw)
+            o, i = out_c, 1
+        oh = (h + pt + pb - (kh - 1) * dilation[0] - 1) // strides[0] + 1
+        ow = (w + pl + pr - (kw - 1) * dilation[1] - 1) // strides[1] + 1
+        xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+        cols = windows2d(xp, (kh, kw), strides, dilation, (oh, ow))
+        if groups == 1:
+            out = np.tensordot(cols, wt, axes=([1, 4, 5], [1, 2, 3]))  # N, OH, OW, O
+            return to_layout(out, "NHWC", out_layout)
+        cols = cols.reshape(n, groups, c // groups, oh, ow, kh, kw)
+        wg = wt.reshape(groups, o // groups, i, kh, kw)
+        out = np.einsum("ngchwij,gocij->ngohw", cols, wg).reshape(n, o, oh, ow)
+        return to_layout(out, "NCHW", out_layout)
+
+
+@irdl_op_definition
+class Conv2DTransposeOp(ConvOp):
+    """Transposed 2-D convolution (the gradient of ``conv2d`` with respect to its data).
+
+    In ``NCHW`` / ``IOHW`` terms the weight is ``[C, O/groups, KH, KW]``; every input
+    pixel ``data[n, c, y, x]`` adds ``data * weight[c, o, i, j]`` to output pixel
+    ``(y*sh + i*dh - pad_top, x*sw + j*dw - pad_left)`` of channel ``g*O/G + o``. Output
+    size ``(H-1)*sh + (KH-1)*dh + 1 - pad_top - pad_bottom + output_padding_h``.
+    """
+
+    name = "relay.nn.conv2d_transpose"
+    kernel_layout = str_prop("IOHW")
+    output_padding = ints_prop((0, 0))
+    KERNEL_CANONICAL: ClassVar[str] = "IOHW"
+
+    def kernel_layout_str(self) -> str:
+        return get_str(self.kernel_layout)
+
+    def geometry(
+        self, data: Sequence[int], weight: Sequence[int]
+    ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, int], int]:
+        """Data (NCHW), weight (IOHW), output (H, W) and output channels."""
+        data_layout, kernel_layout, _ = self.layouts()
+        strides, padding, dilation, groups = self.conv_params()
+        op = get_ints(self.output_padding)
+        if len(op) != 2 or any(v < 0 for v in op):
+            raise TypeRelationError(
+                f"output_padding must be 2 non-negative values, got {tuple(op)}"
+            )
+        n, c, h, w = layout_shape(data, data_layout, "NCHW", "data_layout")
+        i, o, kh, kw = layout_shape(
+            weight, kernel_layout, self.KERNEL_CANONICAL, "kernel_layout"
+        )
+        if c != DYN and i != DYN and c != i:
+            raise TypeRelationError(
+                f"data has {c} input channels but the weight has {i} (its 'I' axis)"
+            )
+        if c != DYN and c % groups != 0:
+            raise TypeRelationError(
+                f"data's {c} input channels are not divisible by groups={groups}"
+            )
+        out_c = o * groups if o != DYN else DYN
+        if self.channels is not None and get_int(self.channels) != out_c:
+            raise TypeRelationError(
+                f"channels={get_int(self.channels)} but the weight gives {out_c} output "
+                f"channels ({o} per group, groups={groups})"
+            )
+        self.check_kernel_size(kh, kw)
+        out_hw: list[int] = []
+        for size, k, s, d, before, after, extra, what in (
+            (h, kh, strides[0], dilation[0], padding[0], padding[2], op[0], "height"),
+            (w, kw, strides[1], dilation[1], padding[1], padding[3], op[1], "width"),
+        ):
+            if size == DYN:
+                out_hw.append(DYN)
+                continue
+            out = (size - 1) * s + (k - 1) * d + 1 - before - after + extra
+            if out < 1:
+                raise TypeRelationError(f"the output {what} would be {out}")
+            out_hw.append(out)
+        return (n, c, h, w), (i, o, kh, kw), (out_hw[0], out_hw[1]), out_c
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        data, weight = (
+            ranked(operand_types[0], "data"),
+            ranked(operand_types[1], "weight"),
+        )
+        _, _, out_layout = self.layouts()
+        (n, _, _, _), _, (oh, ow), out_c = self.geometry(
+            data.get_shape(), weight.get_shape()
+        )
+        elem = _out_elem(self.out_dtype, [data, weight], ["data", "weight"])
+        return [tensor(shape_in_layout((n, out_c, oh, ow), "NCHW", out_layout), elem)]
+
+    def compute(self, *args: Any) -> Any:
+        data_layout, kernel_layout, out_layout = self.layouts()
+        (sh, sw), (pt, pl, _, _), (dh, dw), groups = self.conv_params()
+        npd = _np_out(self.out_dtype, args[0])
+        x = to_layout(args[0], data_layout, "NCHW").astype(npd, copy=False)
+        wt = to_layout(args[1], kernel_layout, "IOHW").astype(npd, copy=False)
+        (n, c, h, w), (_, og, kh, kw), (oh, ow), out_c = self.geometry(
+            args[0].shape, args[1].shape
+        )
+        cg = c // groups
+        # full (uncropped) output, large enough for the crop window
+        full_h = max((h - 1) * sh + (kh - 1) * dh + 1, pt + oh)
+        full_w = max((w - 1) * sw + (kw - 1) * dw + 1, pl + ow)
+        buf = np.zeros((n, groups, og, full_h, full_w), dtype=npd)
+        xg = x.reshape(n, groups, cg, h * w)
+        wg = wt.reshape(groups, cg, og, kh, kw)
+        for i in range(kh):
+            for j in range(kw):
+                # [G, og, cg] @ [N, G, cg, H*W] -> [N, G, og, H*W]
+                tap = np.matmul(np.swapaxes(wg[:, :, :, i, j], 1, 2), xg)
+                buf[
+                    :,
+                    :,
+                    :,
+                    i * dh : i * dh + (h - 1) * sh + 1 : sh,
+                    j * dw : j * dw + (w - 1) * sw + 1 : sw,
+                ] += tap.reshape(n, groups, og, h, w)
+        out = buf[:, :, :, pt : pt + oh, pl : pl + ow].reshape(n, out_c, oh, ow)
+        return to_layout(out, "NCHW", out_layout)
+
+
+# ---------------------------------------------------------------------------------------
+# Dense and matrix products
+# ---------------------------------------------------------------------------------------
+
+
+def _check_units(units: Attribute | None, n: int) -> None:
+    if units is not None and get_int(units) != n:
+        raise TypeRelationError(
+            f"units={get_int(units)} but the weight gives {n} output units"
+        )
+
+
+def _dims_agree(a: int, b: int) -> bool:
+    return a == b or DYN in (a, b)
+
+
+@irdl_op_definition
+class DenseOp(RelayOp):
+    """``data @ weight.T``: ``data [..., K]``, ``weight [units, K]``, result
+    ``[..., units]``."""
+
+    name = "relay.nn.dense"
+    data = operand_def(ANY_TENSOR)
+    weight = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    units = opt_int_prop()
+    out_dtype = opt_dtype_prop()
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        data, weight = (
+            ranked(operand_types[0], "data"),
+            ranked(operand_types[1], "weight"),
+        )
+        ds, ws = data.get_shape(), weight.get_shape()
+        if len(ds) < 1:
+            raise TypeRelationError("data must have rank >= 1, got a 0-d tensor")
+        if len(ws) != 2:
+            raise TypeRelationError(
+                f"weight must be a matrix [units, K], got shape {shape_str(ws)}"
+            )
+        if not _dims_agree(ds[-1], ws[1]):
+            raise TypeRelationError(
+                f"data's last dimension {ds[-1]} does not match the weight's K {ws[1]}"
+            )
+        _check_units(self.units, ws[0])
+        elem = _out_elem(self.out_dtype, [data, weight], ["data", "weight"])
+        return [tensor((*ds[:-1], ws[0]), elem)]
+
+    def compute(self, *args: Any) -> Any:
+        npd = _np_out(self.out_dtype, args[0])
+        x, wt = args[0].astype(npd, copy=False), args[1].astype(npd, copy=False)
+        return np.matmul(x, wt.T)
+
+
+@irdl_op_definition
+class MatmulOp(RelayOp):
+    """``op(a) @ op(b)`` where ``op`` transposes the last two dims when
+    ``transpose_a`` / ``transpose_b`` is set; ``b`` is a matrix. The result is
+    ``a.shape[:-2] + [M, N]``."""
+
+    name = "relay.nn.matmul"
+    tensor_a = operand_def(ANY_TENSOR)
+    tensor_b = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    units = opt_int_prop()
+    out_dtype = opt_dtype_prop()
+    transpose_a = bool_prop(False)
+    transpose_b = bool_prop(False)
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        a, b = (
+            ranked(operand_types[0], "tensor_a"),
+            ranked(operand_types[1], "tensor_b"),
+        )
+        sa, sb = list(a.get_shape()), b.get_shape()
+        ta, tb = get_bool(self.transpose_a), get_bool(self.transpose_b)
+        if len(sa) < (2 if ta else 1):
+            raise TypeRelationError(
+                f"tensor_a must have rank >= {2 if ta else 1}, got {shape_str(sa)}"
+            )
+        if len(sb) != 2:
+            raise TypeRelationError(
+                f"tensor_b must be a matrix, got shape {shape_str(sb)}"
+            )
+        ka = sa[-2] if ta else sa[-1]
+        kb, nb = (sb[1], sb[0]) if tb else (sb[0], sb[1])
+        if not _dims_agree(ka, kb):
+            raise TypeRelationError(
+                f"reduction dimensions differ: tensor_a {shape_str(sa)} gives {ka}, "
+                f"tensor_b {shape_str(sb)} gives {kb}"
+            )
+        _check_units(self.units, nb)
+        if ta:
+            sa[-2] = sa[-1]
+        sa[-1] = nb
+        elem = _out_elem(self.out_dtype, [a, b], ["tensor_a", "tensor_b"])
+        return [tensor(sa, elem)]
+
+    def compute(self, *args: Any) -> Any:
+        npd = _np_out(self.out_dtype, args[0])
+        a, b = args[0].astype(npd, copy=False), args[1].astype(npd, copy=False)
+        if get_bool(self.transpose_a):
+            a = np.swapaxes(a, -1, -2)
+        if get_bool(self.transpose_b):
+            b = b.T
+        return np.matmul(a, b)
+
+
+@irdl_op_definition
+class BatchMatmulOp(RelayOp):
+    """Batched ``op(x) @ op(y)`` on rank-3 tensors: ``x [B, M, K]`` (``[B, K, M]`` with
+    ``transpose_a``), ``y [B, N, K]`` with ``transpose_b`` (the default) else
+    ``[B, K, N]``; a batch of 1 broadcasts. Result ``[max(Bx, By), M, N]``."""
+
+    name = "relay.nn.batch_matmul"
+    tensor_a = operand_def(ANY_TENSOR)
+    tensor_b = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    out_dtype = opt_dtype_prop()
+    transpose_a = bool_prop(False)
+    transpose_b = bool_prop(True)
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        x, y = (
+            ranked(operand_types[0], "tensor_a"),
+            ranked(operand_types[1], "tensor_b"),
+        )
+        sx, sy = x.get_shape(), y.get_shape()
+        if len(sx) != 3 or len(sy) != 3:
+            raise TypeRelationError(
+                f"batch_matmul needs rank-3 operands, got {shape_str(sx)} and "
+                f"{shape_str(sy)}"
+            )
+        ta, tb = get_bool(self.transpose_a), get_bool(self.transpose_b)
+        m, k = (sx[2], sx[1]) if ta else (sx[1], sx[2])
+        ky, n = (sy[2], sy[1]) if tb else (sy[1], sy[2])
+        bx, by = sx[0], sy[0]
+        if not (_dims_agree(bx, by) or bx == 1 or by == 1):
+            raise TypeRelationError(f"batch dimensions {bx} and {by} do not broadcast")
+        if not _dims_agree(k, ky):
+            raise TypeRelationError(
+                f"reduction dimensions differ: {k} (tensor_a {shape_str(sx)}) vs {ky} "
+                f"(tensor_b {shape_str(sy)})"
+            )
+        batch = DYN if DYN in (bx, by) else max(bx, by)
+        elem = _out_elem(self.out_dtype, [x, y], ["tensor_a", "tensor_b"])
+        return [tensor((batch, m, n), elem)]
+
+    def compute(self, *args: Any) -> Any:
+        npd = _np_out(self.out_dtype, args[0])
+        x, y = args[0].astype(npd, copy=False), args[1].astype(npd, copy=False)
+        if get_bool(self.transpose_a):
+            x = np.swapaxes(x, 1, 2)
+        if get_bool(self.transpose_b):
+            y = np.swapaxes(y, 1, 2)
+        return np.matmul(x, y)
+
+
+# ---------------------------------------------------------------------------------------
+# Softmax family
+# ---------------------------------------------------------------------------------------
+
+
+class SoftmaxBase(RelayOp):
+    """A normalisation along ``axis`` of a floating-point tensor; same type."""
+
+    data = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    axis = int_prop(-1)
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        x = ranked(operand_types[0], "data")
+        if not is_float(x.get_element_type()):
+            raise TypeRelationError(f"data must be a floating-point tensor, got {x}")
+        normalize_axis(get_int(self.axis), len(x.get_shape()))
+        return [x]
+
+    def shifted(self, x: Array) -> tuple[Array, int]:
+        """``x - max(x)`` along the axis (so ``exp`` cannot overflow), and the axis."""
+        axis = normalize_axis(get_int(self.axis), x.ndim)
+        return x - np.max(x, axis=axis, keepdims=True), axis
+
+
+@irdl_op_definition
+class SoftmaxOp(SoftmaxBase):
+    """``exp(x) / sum(exp(x))`` along ``axis`` (computed as ``exp(x - max)``)."""
+
+    name = "relay.nn.softmax"
+
+    def compute(self, *args: Any) -> Any:
+        shifted, axis = self.shifted(args[0])
+        e = np.exp(shifted)
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+
+@irdl_op_definition
+class FastSoftmaxOp(SoftmaxBase):
+    """Softmax with an approximate ``exp`` (FastMath); the reference semantics are
+    exact."""
+
+    name = "relay.nn.fast_softmax"
+
+    def compute(self, *args: Any) -> Any:
+        shifted, axis = self.shifted(args[0])
+        e = np.exp(shifted)
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+
+@irdl_op_definition
+class LogSoftmaxOp(SoftmaxBase):
+    """``x - log(sum(exp(x)))`` along ``axis`` (computed as ``s - log(sum(exp(s)))``
+    with ``s = x - max``)."""
+
+    name = "relay.nn.log_softmax"
+
+    def compute(self, *args: Any) -> Any:
+        shifted, axis = self.shifted(args[0])
+        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+# ---------------------------------------------------------------------------------------
+# Dropout, batch_flatten, pad
+# ---------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class DropoutOp(RelayOp):
+    """Dropout with probability ``rate``. Two results of the data's type: the output and
+    the mask. At inference (the reference semantics) the output is ``data`` and the mask
+    all ones."""
+
+    name = "relay.nn.dropout"
+    data = operand_def(ANY_TENSOR)
+    output = result_def(ANY_TENSOR)
+    mask = result_def(ANY_TENSOR)
+    rate = float_prop(0.5)
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        x = ranked(operand_types[0], "data")
+        rate = get_float(self.rate)
+        if not 0.0 <= rate <= 1.0:
+            raise TypeRelationError(f"rate must be in [0, 1], got {rate}")
+        return [x, x]
+
+    def compute(self, *args: Any) -> Any:
+        x = args[0]
+        return (x, np.ones_like(x))
+
+
+@irdl_op_definition
+class BatchFlattenOp(RelayOp):
+    """``data`` reshaped to ``[N, prod(shape[1:])]``."""
+
+    name = "relay.nn.batch_flatten"
+    data = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        x = ranked(operand_types[0], "data")
+        shape = x.get_shape()
+        if len(shape) < 1:
+            raise TypeRelationError("data must have rank >= 1, got a 0-d tensor")
+        rest = shape[1:]
+        flat = DYN if DYN in rest else int(np.prod(rest, dtype=np.int64))
+        return [tensor((shape[0], flat), x.get_element_type())]
+
+    def compute(self, *args: Any) -> Any:
+        x = args[0]
+        return x.reshape(x.shape[0], int(np.prod(x.shape[1:], dtype=np.int64)))
+
+
+PAD_MODES = ("constant", "edge", "reflect")
+
+
+@irdl_op_definition
+class PadOp(RelayOp):
+    """``data`` padded by ``pad_width`` (flattened ``before0, after0, before1, ...``).
+
+    ``pad_mode``: ``constant`` fills with the 0-d ``pad_value``; ``edge`` repeats the
+    border element; ``reflect`` mirrors without repeating the border (each width must
+    be smaller than the dimension).
+    """
+
+    name = "relay.nn.pad"
+    data = operand_def(ANY_TENSOR)
+    pad_value = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    pad_width = ints_prop()
+    pad_mode = str_prop("constant")
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    def widths(self, rank: int) -> list[tuple[int, int]]:
+        flat = get_ints(self.pad_width)
+        if len(flat) != 2 * rank:
+            raise TypeRelationError(
+                f"pad_width has {len(flat)} values but a rank-{rank} tensor needs "
+                f"{2 * rank} (a before/after pair per axis)"
+            )
+        if any(v < 0 for v in flat):
+            raise TypeRelationError(f"pad_width must be non-negative, got {list(flat)}")
+        return [(flat[2 * k], flat[2 * k + 1]) for k in range(rank)]
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        x = ranked(operand_types[0], "data")
+        value = ranked(operand_types[1], "pad_value")
+        if value.get_shape():
+            raise TypeRelationError(f"pad_value must be a 0-d tensor, got {value}")
+        same_elem([x, value], ["data", "pad_value"])
+        mode = get_str(self.pad_mode)
+        if mode not in PAD_MODES:
+            raise TypeRelationError(
+                f"pad_mode '{mode}' is not one of {', '.join(PAD_MODES)}"
+            )
+        shape = x.get_shape()
+        out: list[int] = []
+        for axis, (size, (before, after)) in enumerate(
+            zip(shape, self.widths(len(shape)), strict=True)
+        ):
+            if size != DYN and mode == "reflect" and max(before, after) >= max(size, 1):
+                raise TypeRelationError(
+                    f"reflect padding ({before}, {after}) of axis {axis} must be smaller "
+                    f"than its size {size}"
+                )
+            if size == 0 and mode == "edge" and before + after > 0:
+                raise TypeRelationError(f"cannot edge-pad the empty axis {axis}")
+            out.append(DYN if size == DYN else size + before + after)
+        return [tensor(out, x.get_element_type())]
+
+    def compute(self, *args: Any) -> Any:
+        x, value = args[0], args[1]
+        widths = self.widths(x.ndim)
+        mode = get_str(self.pad_mode)
+        if mode == "constant":
+            return np.pad(x, widths, mode="constant", constant_values=np.asarray(value))
+        return np.pad(x, widths, mode="edge" if mode == "edge" else "reflect")
+
+
+NN_OPS: list[type[RelayOp]] = [
+    Conv2DOp,
+    Conv2DTransposeOp,
+    DenseOp,
+    MatmulOp,
+    BatchMatmulOp,
+    SoftmaxOp,
+    LogSoftmaxOp,
+    FastSoftmaxOp,
+    DropoutOp,
+    BatchFlattenOp,
+    PadOp,
+]

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 ELIDED = "__elided__"
-DEFAULT_ELIDE_LIMIT = 256
+DEFAULT_ELIDE_LIMIT = 16
 """Constants with more elements than this are elided where elision is on."""
 
 _limit: ContextVar[int | None] = ContextVar("xrelay_elide_limit", default=None)

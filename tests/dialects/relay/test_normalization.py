@@ -16,6 +16,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay import OpPattern, TypeRelationError
 from xrelay.dialects.relay import normalization as N
+from xrelay.dialects.relay.base import DYN
 from xrelay.dialects.relay.dtypes import dtype_name, tensor_type
 from xrelay.dialects.relay.testing import infer, run_op
 
@@ -85,15 +86,15 @@ def test_batch_norm_types(shape: list[int], axis: int | None, c: int):
 
 def test_batch_norm_dynamic_channels_and_f64():
     types = infer(
-        N.BatchNormOp, tensor_type([2, -1], "float64"), *[vec(-1, "float64")] * 4
+        N.BatchNormOp, tensor_type([2, DYN], "float64"), *[vec(DYN, "float64")] * 4
     )
     assert shapes(types) == [
-        ((2, -1), "float64"),
-        ((-1,), "float64"),
-        ((-1,), "float64"),
+        ((2, DYN), "float64"),
+        ((DYN,), "float64"),
+        ((DYN,), "float64"),
     ]
-    types = infer(N.BatchNormOp, tensor_type([2, -1], F32), *[vec(4)] * 4)
-    assert shapes(types)[0] == ((2, -1), F32)
+    types = infer(N.BatchNormOp, tensor_type([2, DYN], F32), *[vec(4)] * 4)
+    assert shapes(types)[0] == ((2, DYN), F32)
 
 
 @pytest.mark.parametrize("bad", [1, 2, 3, 4])

@@ -1,0 +1,48 @@
+"""``xrelay.relay``: a ``tvm.relay``-shaped Python API for building relay programs.
+
+Port a TVM script by changing its imports::
+
+    from xrelay import relay
+
+    x = relay.var("x", shape=(1, 3))
+    y = relay.nn.relu(relay.add(x, relay.const(np.ones((1, 3), "float32"))))
+    mod = IRModule.from_expr(relay.Function([x], y))   # a builtin.module of func.func
+    out = relay.create_executor(mod=mod).evaluate()(np.zeros((1, 3), "float32"))
+
+Expressions form a lazy DAG; the IR is made when a Function is put in an
+:class:`IRModule` (:mod:`.emitter` explains how each kind of expression is emitted).
+"""
+
+from __future__ import annotations
+
+from xrelay.frontend.relay import analysis as analysis
+from xrelay.frontend.relay import op as op
+from xrelay.frontend.relay.emitter import BuildError as BuildError
+from xrelay.frontend.relay.executor import Executor as Executor
+from xrelay.frontend.relay.executor import create_executor as create_executor
+from xrelay.frontend.relay.expr import Attrs as Attrs
+from xrelay.frontend.relay.expr import Call as Call
+from xrelay.frontend.relay.expr import Constant as Constant
+from xrelay.frontend.relay.expr import Expr as Expr
+from xrelay.frontend.relay.expr import GlobalVar as GlobalVar
+from xrelay.frontend.relay.expr import If as If
+from xrelay.frontend.relay.expr import Let as Let
+from xrelay.frontend.relay.expr import NDArray as NDArray
+from xrelay.frontend.relay.expr import Tuple as Tuple
+from xrelay.frontend.relay.expr import TupleGetItem as TupleGetItem
+from xrelay.frontend.relay.expr import TupleWrapper as TupleWrapper
+from xrelay.frontend.relay.expr import Var as Var
+from xrelay.frontend.relay.expr import const as const
+from xrelay.frontend.relay.expr import var as var
+from xrelay.frontend.relay.function import Function as Function
+from xrelay.frontend.relay.module import IRModule as IRModule
+from xrelay.frontend.relay.op import nn as nn
+from xrelay.frontend.relay.op.reduce import *  # noqa: F403
+from xrelay.frontend.relay.op.tensor import *  # noqa: F403
+from xrelay.frontend.relay.op.transform import *  # noqa: F403
+from xrelay.frontend.relay.ty import Any as Any
+from xrelay.frontend.relay.ty import FuncType as FuncType
+from xrelay.frontend.relay.ty import TensorType as TensorType
+from xrelay.frontend.relay.ty import TupleType as TupleType
+from xrelay.frontend.relay.ty import Type as Type
+from xrelay.frontend.relay.ty import scalar_type as scalar_type

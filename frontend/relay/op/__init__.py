@@ -1,0 +1,15 @@
+"""The op wrappers (``tvm.relay.op``): one Python function per relay op, with TVM's
+signature and defaults. ``relay.nn`` is :mod:`xrelay.frontend.relay.op.nn`."""
+
+from __future__ import annotations
+
+from xrelay.frontend.relay.expr import Op
+from xrelay.frontend.relay.op import nn as nn
+from xrelay.frontend.relay.op.reduce import *  # noqa: F403
+from xrelay.frontend.relay.op.tensor import *  # noqa: F403
+from xrelay.frontend.relay.op.transform import *  # noqa: F403
+
+
+def get(op_name: str) -> Op:
+    """The operator named ``op_name`` (``"add"``, ``"nn.conv2d"``)."""
+    return Op.get(op_name)

@@ -1,0 +1,137 @@
+"""Registered PassContext configuration options.
+
+As in TVM, every config key must be registered with a type and a default before a
+``PassContext`` accepts it; values are checked and converted by the registered type,
+and an unknown key is an error listing the closest registered keys.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+
+class PassConfigError(AttributeError):
+    """An unregistered config key, or a value of the wrong type (an ``AttributeError``
+    like TVM's)."""
+
+
+@dataclass(frozen=True)
+class ConfigOption:
+    name: str
+    type: type
+    default: Any
+    doc: str = ""
+
+    @property
+    def type_name(self) -> str:
+        return self.type.__name__
+
+    def convert(self, value: Any) -> Any:
+        """``value`` checked and converted to the option's type."""
+        if value is None:
+            raise PassConfigError(f"Config option {self.name} is None")
+        expected = self.type
+        if expected is bool:
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, int) and value in (0, 1):
+                return bool(value)
+        elif expected is int:
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        elif expected is float:
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return float(value)
+        elif isinstance(value, expected):
+            return value
+        raise PassConfigError(
+            f"Expect config {self.name} to have type {self.type_name}, but instead get "
+            f"{type(value).__name__} ({value!r})"
+        )
+
+    def parse(self, text: str) -> Any:
+        """Convert a command-line string (``--pass-config key=value``)."""
+        if self.type is bool:
+            lowered = text.strip().lower()
+            if lowered in ("1", "true", "on", "yes"):
+                return True
+            if lowered in ("0", "false", "off", "no"):
+                return False
+        elif self.type is int:
+            try:
+                return int(text)
+            except ValueError:
+                pass
+        elif self.type is float:
+            try:
+                return float(text)
+            except ValueError:
+                pass
+        elif self.type is str:
+            return text
+        raise PassConfigError(
+            f"Expect config {self.name} to have type {self.type_name}, but instead get "
+            f"'{text}'"
+        )
+
+
+_OPTIONS: dict[str, ConfigOption] = {}
+
+
+def register_config(name: str, type: type, default: Any, doc: str = "") -> ConfigOption:
+    """Register a PassContext config option (TVM's ``TVM_REGISTER_PASS_CONFIG_OPTION``).
+
+    Registering the same name twice with the same type is allowed (the last default
+    wins); with another type it is an error.
+    """
+    existing = _OPTIONS.get(name)
+    if existing is not None and existing.type is not type:
+        raise ValueError(
+            f"config option {name} is already registered as {existing.type_name}"
+        )
+    option = ConfigOption(name, type, None, doc)
+    option = ConfigOption(name, type, option.convert(default), doc)
+    _OPTIONS[name] = option
+    return option
+
+
+def lookup_config(name: str) -> ConfigOption:
+    option = _OPTIONS.get(name)
+    if option is None:
+        close = difflib.get_close_matches(name, list(_OPTIONS), n=5, cutoff=0.5)
+        candidates = close or sorted(_OPTIONS)
+        raise PassConfigError(
+            f"Invalid config option '{name}' candidates are: {', '.join(candidates)}"
+        )
+    return option
+
+
+def list_configs() -> dict[str, dict[str, str]]:
+    """Every registered option: ``{name: {"type": "bool", "default": ..., "doc": ...}}``."""
+    return {
+        name: {"type": opt.type_name, "default": repr(opt.default), "doc": opt.doc}
+        for name, opt in sorted(_OPTIONS.items())
+    }
+
+
+TESTING_IMMUTABLE_MODULE = register_config(
+    "testing.immutable_module",
+    bool,
+    False,
+    "check that passes which promise not to mutate their input module (Python passes "
+    "from module_pass/function_pass) leave it unchanged",
+)
+VERIFY_EACH = register_config(
+    "xrelay.verify_each",
+    bool,
+    True,
+    "verify the IR after every pass and name the pass that broke it",
+)
+FUSE_MAX_DEPTH = register_config(
+    "relay.FuseOps.max_depth", int, 256, "the largest number of ops in one fused group"
+)
+FUSE_LINK_PARAMS = register_config(
+    "relay.FuseOps.link_params", bool, False, "keep constants inside fused functions"
+)

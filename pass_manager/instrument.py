@@ -1,0 +1,236 @@
+"""Pass instruments (TVM's ``tvm.ir.instrument``): hooks a PassContext calls around
+every pass it runs.
+
+An instrument may define any of ``enter_pass_ctx()``, ``exit_pass_ctx()``,
+``should_run(mod, info) -> bool``, ``run_before_pass(mod, info)`` and
+``run_after_pass(mod, info)``; only the methods a class overrides are called.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from xrelay.pass_manager.info import PassInfo
+
+HOOKS = (
+    "enter_pass_ctx",
+    "exit_pass_ctx",
+    "should_run",
+    "run_before_pass",
+    "run_after_pass",
+)
+
+
+class PassInstrument:
+    """Base class of instruments: every hook is a no-op."""
+
+    def enter_pass_ctx(self) -> None:
+        """Called when a PassContext holding this instrument is entered."""
+
+    def exit_pass_ctx(self) -> None:
+        """Called when that PassContext is exited."""
+
+    def should_run(self, mod: Any, info: PassInfo) -> bool:
+        """Return False to skip the pass (not asked for the context's required passes)."""
+        return True
+
+    def run_before_pass(self, mod: Any, info: PassInfo) -> None:
+        """Called right before a pass runs, with its input module."""
+
+    def run_after_pass(self, mod: Any, info: PassInfo) -> None:
+        """Called right after a pass returned, with its output module."""
+
+    def overridden(self, hook: str) -> Callable[..., Any] | None:
+        """The bound hook if this instrument's class overrides it."""
+        if getattr(type(self), hook) is getattr(PassInstrument, hook):
+            return None
+        return getattr(self, hook)
+
+
+def pass_instrument(pi_cls: type | None = None) -> Any:
+    """Make a class an instrument: ``@pass_instrument`` or ``@pass_instrument()``.
+
+    The result subclasses both the class and :class:`PassInstrument`, keeps the class's
+    name, doc and module, and calls only the hooks the class defines.
+    """
+
+    def create(cls: type) -> type:
+        if not isinstance(cls, type):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError("pi_cls must be a class")
+        wrapped = type(cls.__name__, (cls, PassInstrument), {})
+        wrapped.__doc__ = cls.__doc__
+        wrapped.__module__ = cls.__module__
+        wrapped.__qualname__ = cls.__qualname__
+        return wrapped
+
+    if pi_cls is None:
+        return create
+    return create(pi_cls)
+
+
+# ---------------------------------------------------------------------------------------
+# Pass timing
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Profile:
+    name: str
+    start: float = 0.0
+    duration: float = 0.0
+    children: list[_Profile] = field(default_factory=list["_Profile"])
+
+
+class _TimingState(threading.local):
+    def __init__(self) -> None:
+        self.roots: list[_Profile] = []
+        self.stack: list[_Profile] = []
+
+
+_timing = _TimingState()
+
+
+class PassTimingInstrument(PassInstrument):
+    """Times every pass into a per-thread tree; ``render()`` prints it like TVM:
+    one line per pass call, a tab per nesting level,
+    ``name: <total>us [<self>us] (<% of all top-level>; <% of parent>)``."""
+
+    def run_before_pass(self, mod: Any, info: PassInfo) -> None:
+        node = _Profile(info.name, time.perf_counter())
+        (_timing.stack[-1].children if _timing.stack else _timing.roots).append(node)
+        _timing.stack.append(node)
+
+    def run_after_pass(self, mod: Any, info: PassInfo) -> None:
+        node = _timing.stack.pop()
+        node.duration = time.perf_counter() - node.start
+
+    def exit_pass_ctx(self) -> None:
+        _timing.roots.clear()
+        _timing.stack.clear()
+
+    @staticmethod
+    def render() -> str:
+        """The timing tree of this thread ("" when nothing was profiled)."""
+        if _timing.stack:
+            raise RuntimeError("cannot print pass profile while still in a pass!")
+        if not _timing.roots:
+            return ""
+        total = sum(r.duration for r in _timing.roots)
+        lines: list[str] = []
+
+        def emit(node: _Profile, depth: int, parent_total: float) -> None:
+            own = node.duration - sum(c.duration for c in node.children)
+            lines.append(
+                "\t"
+                * depth
+                + f"{node.name}: {node.duration * 1e6:.0f}us [{own * 1e6:.0f}us] "
+                f"({_pct(node.duration, total)}%; {_pct(node.duration, parent_total)}%)"
+            )
+            for child in node.children:
+                emit(child, depth + 1, node.duration)
+
+        for root in _timing.roots:
+            emit(root, 0, total)
+        return "\n".join(lines) + "\n"
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100.0 * part / whole:.2f}" if whole > 0 else "0.00"
+
+
+# ---------------------------------------------------------------------------------------
+# IR printing
+# ---------------------------------------------------------------------------------------
+
+
+def module_text(mod: Any, show_meta_data: bool = False) -> str:
+    """MLIR text of a module (large constants elided unless ``show_meta_data``)."""
+    from xrelay.dialects.relay import printing
+
+    with printing.elide_constants(
+        None if show_meta_data else printing.DEFAULT_ELIDE_LIMIT
+    ):
+        return str(getattr(mod, "module", mod))
+
+
+class _Printer(PassInstrument):
+    def __init__(self, file: IO[str] | None = None, show_meta_data: bool = False):
+        self.file = file
+        self.show_meta_data = show_meta_data
+
+    def emit(self, header: str, mod: Any) -> None:
+        out = self.file if self.file is not None else sys.stdout
+        out.write(f"{header}\n{module_text(mod, self.show_meta_data)}\n\n")
+
+
+class PrintBeforeAll(_Printer):
+    """Print the module before every pass (``Before Running Pass: <info>``)."""
+
+    def run_before_pass(self, mod: Any, info: PassInfo) -> None:
+        self.emit(f"Before Running Pass: {info}", mod)
+
+
+class PrintAfterAll(_Printer):
+    """Print the module after every pass (``After Running Pass: <info>``)."""
+
+    def run_after_pass(self, mod: Any, info: PassInfo) -> None:
+        self.emit(f"After Running Pass: {info}", mod)
+
+
+class PassPrintingInstrument(_Printer):
+    """Print the module before the passes named in ``print_before`` and after those in
+    ``print_after`` (TVM's ``PassPrintingInstrument``)."""
+
+    def __init__(
+        self,
+        print_before: Iterable[str] = (),
+        print_after: Iterable[str] = (),
+        file: IO[str] | None = None,
+        show_meta_data: bool = False,
+    ):
+        super().__init__(file, show_meta_data)
+        self.print_before = set(print_before)
+        self.print_after = set(print_after)
+
+    def run_before_pass(self, mod: Any, info: PassInfo) -> None:
+        if info.name in self.print_before:
+            self.emit(f"Print IR before: {info.name}", mod)
+
+    def run_after_pass(self, mod: Any, info: PassInfo) -> None:
+        if info.name in self.print_after:
+            self.emit(f"Print IR after: {info.name}", mod)
+
+
+def PrintBefore(
+    names: Iterable[str], file: IO[str] | None = None
+) -> PassPrintingInstrument:
+    """Print the module before each pass named in ``names``."""
+    return PassPrintingInstrument(print_before=names, file=file)
+
+
+def PrintAfter(
+    names: Iterable[str], file: IO[str] | None = None
+) -> PassPrintingInstrument:
+    """Print the module after each pass named in ``names``."""
+    return PassPrintingInstrument(print_after=names, file=file)
+
+
+class TraceInstrument(PassInstrument):
+    """The old ``PassContext(trace=fn)`` callback: ``fn(mod, info, is_before)`` around
+    every leaf pass (not around Sequentials)."""
+
+    def __init__(self, trace: Callable[[Any, PassInfo, bool], Any]):
+        self.trace = trace
+
+    def run_before_pass(self, mod: Any, info: PassInfo) -> None:
+        if info.kind != "sequential":
+            self.trace(mod, info, True)
+
+    def run_after_pass(self, mod: Any, info: PassInfo) -> None:
+        if info.kind != "sequential":
+            self.trace(mod, info, False)

@@ -1,0 +1,467 @@
+"""Pass kinds (TVM's ``ModulePass``, ``FunctionPass``, ``Sequential``), the pass
+creators ``module_pass`` / ``function_pass``, ``PrintIR``, and the one instrumented
+call path every pass goes through.
+
+Functional contract: ``new = pass_(mod)`` leaves ``mod`` as it was, also when the pass
+raises. The outermost call works on a clone; everything below it (Sequential children,
+required passes, passes called from inside a pass function) mutates that clone in
+place, so a Sequential of N passes clones once, not N times.
+
+Modules: a pass accepts an xDSL ``builtin.module`` or any wrapper with a ``module``
+attribute holding one (``xrelay.relay.IRModule``). Pass functions and instruments see
+the same kind the outermost call was given.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.func import FuncOp
+from xdsl.utils.exceptions import DiagnosticException
+
+from xrelay.pass_manager.context import PassContext
+from xrelay.pass_manager.info import PassInfo
+
+
+class PassContractError(RuntimeError):
+    """A pass broke the pass contract (returned no module, changed the function set of
+    a function pass, mutated a module it promised not to)."""
+
+
+class PassVerificationError(RuntimeError):
+    """The IR after a pass (or given to the outermost pass) does not verify, with
+    ``xrelay.verify_each`` on. ``pass_name`` is the pass that broke it, if any."""
+
+    def __init__(self, message: str, pass_name: str | None = None):
+        super().__init__(message)
+        self.pass_name = pass_name
+
+
+def _verify(op: ModuleOp, what: str, pass_name: str | None = None) -> None:
+    try:
+        op.verify()
+    except DiagnosticException as e:
+        first = str(e).strip().splitlines()[0]
+        raise PassVerificationError(f"{what}: {first}", pass_name) from e
+
+
+# ---------------------------------------------------------------------------------------
+# Module kinds: builtin.module, or a wrapper such as IRModule
+# ---------------------------------------------------------------------------------------
+
+
+class ModuleKind:
+    """How to present a ``builtin.module`` to user code: as itself, or wrapped in the
+    class the outermost call was given (``IRModule``)."""
+
+    __slots__ = ("wrapper",)
+
+    def __init__(self, wrapper: type | None):
+        self.wrapper = wrapper
+
+    def wrap(self, op: ModuleOp) -> Any:
+        return op if self.wrapper is None else self.wrapper(op)
+
+
+PLAIN_MODULE = ModuleKind(None)
+
+
+def _unwrap(mod: Any) -> tuple[ModuleOp, ModuleKind]:
+    if isinstance(mod, ModuleOp):
+        return mod, PLAIN_MODULE
+    inner = getattr(mod, "module", None)
+    if isinstance(inner, ModuleOp):
+        return inner, ModuleKind(type(mod))
+    raise TypeError(
+        f"a pass runs on a builtin.module or an IRModule, not on {type(mod).__name__}"
+    )
+
+
+def _result_module(result: Any, pass_name: str) -> ModuleOp:
+    if result is None:
+        raise PassContractError(
+            f"The return value of a module pass must be set (pass {pass_name} returned None)"
+        )
+    if isinstance(result, ModuleOp):
+        return result
+    inner = getattr(result, "module", None)
+    if isinstance(inner, ModuleOp):
+        return inner
+    raise TypeError(
+        f"Cannot convert from type {type(result).__name__} to a module "
+        f"(the return value of pass {pass_name})"
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# The instrumented call path
+# ---------------------------------------------------------------------------------------
+
+
+class _State(threading.local):
+    def __init__(self) -> None:
+        self.depth = 0
+        """How many pass bodies are running on this thread (0: a call is outermost)."""
+
+
+_state = _State()
+
+
+def run_pass(
+    pass_: Pass, op: ModuleOp, ctx: PassContext, kind: ModuleKind, copy: bool
+) -> ModuleOp:
+    """Run one pass with the context's instruments, TVM's order:
+    ``should_run`` (all instruments; skipped for the context's required passes) →
+    ``run_before_pass`` → the pass → ``run_after_pass``. A skipped pass returns ``op``.
+
+    ``copy``: run on a clone (the outermost call). A pass raising leaves no
+    ``run_after_pass``; the exception propagates with a note naming the pass.
+    """
+    info = pass_.info
+    if not ctx.instrument_should_run(kind.wrap(op), info):
+        return op
+    immutable = ctx.immutable_module
+    work = op.clone() if copy or (immutable and pass_.MUTATES_INPUT) else op
+    snapshot = op.clone() if immutable and not pass_.MUTATES_INPUT else None
+    ctx.instrument_before(kind.wrap(work), info)
+    _state.depth += 1
+    try:
+        result = pass_.apply(work, ctx, kind)
+    except Exception as e:
+        e.add_note(f"in pass {info.name}")
+        raise
+    finally:
+        _state.depth -= 1
+    if snapshot is not None and not snapshot.is_structurally_equivalent(op):
+        raise PassContractError(
+            f"Immutable module has been modified in pass: {info.name}"
+        )
+    if ctx.verify_each and info.kind != "sequential":
+        _verify(result, f"the IR after pass '{info.name}' does not verify", info.name)
+    ctx.instrument_after(kind.wrap(result), info)
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Pass kinds
+# ---------------------------------------------------------------------------------------
+
+
+class Pass:
+    """A transformation of a module, with its :class:`PassInfo`.
+
+    Subclasses implement :meth:`apply`, which may mutate the module it is given (the
+    caller owns it) and returns the resulting module.
+    """
+
+    MUTATES_INPUT: ClassVar[bool] = True
+    """False for passes that promise not to mutate the module they are given (Python
+    passes made with ``module_pass`` / ``function_pass``): ``testing.immutable_module``
+    checks that promise; other passes get a private copy under that option."""
+
+    KIND: ClassVar[str] = "Module"
+
+    info: PassInfo
+
+    def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
+        raise NotImplementedError
+
+    def __call__(self, mod: Any) -> Any:
+        """Run the pass in ``PassContext.current()``; always runs (opt_level and
+        ``disabled_pass`` only gate the children of a Sequential)."""
+        op, kind = _unwrap(mod)
+        ctx = PassContext.current()
+        outermost = _state.depth == 0
+        if outermost and ctx.verify_each:
+            _verify(op, "the input module does not verify")
+        result = run_pass(self, op, ctx, kind, copy=outermost)
+        if result is op:
+            return mod
+        return kind.wrap(result)
+
+    def __str__(self) -> str:
+        return (
+            f"Run {self.KIND} pass: {self.info.name} at the optimization level "
+            f"{self.info.opt_level}"
+        )
+
+    __repr__ = __str__
+
+
+class ModulePass(Pass):
+    """``pass_func(mod, ctx) -> mod`` on the whole module; may add or remove functions."""
+
+    def __init__(self, pass_func: Callable[[Any, PassContext], Any], info: PassInfo):
+        self.pass_func = pass_func
+        self.info = info
+
+    def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
+        return _result_module(self.pass_func(kind.wrap(op), ctx), self.info.name)
+
+
+def optimizable_functions(op: ModuleOp) -> list[FuncOp]:
+    """The ``func.func`` definitions a function pass visits: those with a body and
+    without ``relay.skip_optimization`` or ``relay.primitive``."""
+    from xrelay.dialects.relay.structural import PRIMITIVE, SKIP_OPTIMIZATION
+
+    return [
+        f
+        for f in op.ops
+        if isinstance(f, FuncOp)
+        and f.body.blocks
+        and SKIP_OPTIMIZATION not in f.attributes
+        and PRIMITIVE not in f.attributes
+    ]
+
+
+class FunctionPass(Pass):
+    """``pass_func(func, mod, ctx) -> func`` on each optimizable ``func.func``.
+
+    The returned function replaces the visited one under the same name. A function
+    pass may not add or remove functions or return anything but a ``func.func``. As
+    in Relay, InferType runs on the module after the pass (instrumented).
+    """
+
+    KIND = "Function"
+
+    def __init__(
+        self, pass_func: Callable[[FuncOp, Any, PassContext], Any], info: PassInfo
+    ):
+        self.pass_func = pass_func
+        self.info = info
+        info.kind = "function"
+
+    def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
+        before = _function_names(op)
+        user_mod = kind.wrap(op)
+        for func in optimizable_functions(op):
+            new = self.pass_func(func, user_mod, ctx)
+            if not isinstance(new, FuncOp):
+                raise PassContractError(
+                    f"function pass {self.info.name} must return a func.func, got "
+                    f"{type(new).__name__} for @{func.sym_name.data}"
+                )
+            if new is not func:
+                _replace_function(op, func, new)
+        after = _function_names(op)
+        if after != before:
+            added = sorted(set(after) - set(before))
+            removed = sorted(set(before) - set(after))
+            raise PassContractError(
+                f"function pass {self.info.name} changed the module's functions "
+                f"(added: {added or 'none'}, removed: {removed or 'none'}); only a module "
+                "pass may add or remove functions"
+            )
+        from xrelay.pass_manager.registry import get_pass
+
+        return run_pass(get_pass("InferType"), op, ctx, kind, copy=False)
+
+
+def _function_names(op: ModuleOp) -> list[str]:
+    return [f.sym_name.data for f in op.ops if isinstance(f, FuncOp)]
+
+
+def _replace_function(module: ModuleOp, old: FuncOp, new: FuncOp) -> None:
+    if new.parent is not None:
+        new = new.clone()
+    new.sym_name = StringAttr(old.sym_name.data)
+    block = module.body.block
+    block.insert_op_before(new, old)
+    block.detach_op(old)
+    old.erase(safe_erase=False)
+
+
+class Sequential(Pass):
+    """Runs ``passes`` in order. For each child: skip it unless the context enables it
+    (disabled beats required beats opt_level), then run the passes named in its
+    ``required`` (looked up in the registry) and the child itself."""
+
+    KIND = "Sequential"
+
+    def __init__(
+        self,
+        passes: Sequence[Pass] | None = None,
+        opt_level: int = 0,
+        name: str = "sequential",
+        required: Sequence[str] | None = None,
+    ):
+        passes = [] if passes is None else passes
+        if not isinstance(passes, list | tuple):
+            raise TypeError("passes must be a list of Pass objects.")
+        for p in passes:
+            if not isinstance(p, Pass):  # pyright: ignore[reportUnnecessaryIsInstance]
+                raise TypeError(
+                    f"passes must be a list of Pass objects, got {type(p).__name__}"
+                )
+        self.passes: list[Pass] = list(passes)
+        self.info = PassInfo(opt_level, name, required)
+        self.info.kind = "sequential"
+
+    def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
+        from xrelay.pass_manager.registry import get_pass
+
+        plan: list[tuple[list[Pass], Pass]] = []
+        for p in self.passes:  # resolve every dependency before anything runs
+            if ctx.pass_enabled(p.info):
+                plan.append(([get_pass(name) for name in p.info.required], p))
+        for deps, p in plan:
+            for dep in deps:
+                op = run_pass(dep, op, ctx, kind, copy=False)
+            op = run_pass(p, op, ctx, kind, copy=False)
+        return op
+
+    def __str__(self) -> str:
+        names = "".join(f"{p.info.name} " for p in self.passes)
+        return f"{super().__str__()}. The passes will be executed are: [{names}]"
+
+    __repr__ = __str__
+
+
+# ---------------------------------------------------------------------------------------
+# Creators
+# ---------------------------------------------------------------------------------------
+
+
+def _check_creator_args(kind: str, opt_level: int | None, required: Any) -> None:
+    if opt_level is None:
+        raise ValueError(f"Please provide opt_level for the {kind} pass.")
+    if required is not None and not isinstance(required, list | tuple):
+        raise TypeError("Required is expected to be the type of list/tuple.")
+
+
+def _wrap_class(
+    pass_cls: type,
+    base: type[ModulePass] | type[FunctionPass],
+    method: str,
+    opt_level: int,
+    name: str | None,
+    required: Sequence[str] | None,
+) -> type:
+    """A Pass class whose instances build a ``pass_cls`` instance and run its
+    ``method``; unknown attributes are looked up on that instance."""
+    pass_name = name or pass_cls.__name__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        inst = pass_cls(*args, **kwargs)
+        object.__setattr__(self, "_inst", inst)
+        base.__init__(
+            self, getattr(inst, method), PassInfo(opt_level, pass_name, required)
+        )
+
+    def __getattr__(self: Any, attr: str) -> Any:
+        if attr == "_inst":
+            raise AttributeError(attr)
+        return getattr(self._inst, attr)
+
+    wrapper = type(
+        pass_cls.__name__, (base,), {"__init__": __init__, "__getattr__": __getattr__}
+    )
+    wrapper.__doc__ = pass_cls.__doc__
+    wrapper.__module__ = pass_cls.__module__
+    wrapper.__qualname__ = pass_cls.__qualname__
+    wrapper.MUTATES_INPUT = False  # pyright: ignore[reportAttributeAccessIssue]
+    return wrapper
+
+
+class _PyModulePass(ModulePass):
+    MUTATES_INPUT = False
+
+
+class _PyFunctionPass(FunctionPass):
+    MUTATES_INPUT = False
+
+
+def module_pass(
+    pass_func: Any = None,
+    opt_level: int | None = None,
+    name: str | None = None,
+    required: Sequence[str] | None = None,
+    traceable: bool = False,
+) -> Any:
+    """Make a module pass from ``f(mod, ctx) -> mod`` or from a class with
+    ``transform_module(self, mod, ctx)``; usable as ``@module_pass(opt_level=...)`` or
+    as ``module_pass(f, opt_level=...)``. The name defaults to the function's or
+    class's name."""
+    _check_creator_args("module", opt_level, required)
+    assert opt_level is not None
+
+    def create(arg: Any) -> Any:
+        if isinstance(arg, type):
+            return _wrap_class(
+                arg, _PyModulePass, "transform_module", opt_level, name, required
+            )
+        if not callable(arg):
+            raise TypeError("pass_func must be a callable for Module pass")
+        return _PyModulePass(
+            arg, PassInfo(opt_level, name or arg.__name__, required, traceable)
+        )
+
+    return create if pass_func is None else create(pass_func)
+
+
+def function_pass(
+    pass_func: Any = None,
+    opt_level: int | None = None,
+    name: str | None = None,
+    required: Sequence[str] | None = None,
+    traceable: bool = False,
+) -> Any:
+    """Make a function pass from ``f(func, mod, ctx) -> func`` or from a class with
+    ``transform_function(self, func, mod, ctx)``; used like :func:`module_pass`."""
+    _check_creator_args("function", opt_level, required)
+    assert opt_level is not None
+
+    def create(arg: Any) -> Any:
+        if isinstance(arg, type):
+            return _wrap_class(
+                arg, _PyFunctionPass, "transform_function", opt_level, name, required
+            )
+        if not callable(arg):
+            raise TypeError("pass_func must be a callable for Function pass")
+        return _PyFunctionPass(
+            arg, PassInfo(opt_level, name or arg.__name__, required, traceable)
+        )
+
+    return create if pass_func is None else create(pass_func)
+
+
+class PrintIR(Pass):
+    """Print the module to stderr (``PrintIR(<header>):`` then the IR) and return it
+    unchanged (TVM's ``tvm.transform.PrintIR``, opt_level 0)."""
+
+    def __init__(self, header: str = "", show_meta_data: bool = False):
+        self.header = header
+        self.show_meta_data = show_meta_data
+        self.info = PassInfo(0, "PrintIR")
+
+    def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
+        from xrelay.pass_manager.instrument import module_text
+
+        sys.stderr.write(
+            f"PrintIR({self.header}):\n{module_text(op, self.show_meta_data)}\n"
+        )
+        return op
+
+
+def apply_in_place(pass_: Pass, op: ModuleOp) -> None:
+    """Run a pass on ``op`` in place (instrumented, in the current context), as a pass
+    nested in an outer pipeline: how xDSL's ``PassPipeline`` drives xrelay passes."""
+    _state.depth += 1
+    try:
+        result = run_pass(pass_, op, PassContext.current(), PLAIN_MODULE, copy=False)
+    finally:
+        _state.depth -= 1
+    if result is not op:  # the pass built a new module: move its contents over
+        block = op.body.block
+        for old in list(block.ops):
+            block.detach_op(old)
+            old.erase(safe_erase=False)
+        for new in list(result.body.block.ops):
+            result.body.block.detach_op(new)
+            block.add_op(new)
+        op.attributes.clear()
+        op.attributes.update(result.attributes)

@@ -1,0 +1,139 @@
+"""The pass registry: every pass under its TVM name (``FoldConstant``, used by
+``required`` and ``disabled_pass``) and its pipeline name (``fold-constant``, used by
+``-p``). ``get_pass`` accepts either and builds a fresh pass object each call.
+
+xrelay's passes register themselves when :mod:`xrelay.transforms` is imported; the
+registry imports it on first use.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from xrelay.pass_manager.passes import Pass
+
+
+class UnknownPassError(ValueError):
+    """No pass is registered under the name."""
+
+
+@dataclass(frozen=True)
+class PassEntry:
+    """One registered pass."""
+
+    name: str
+    """TVM name (``FoldConstant``)."""
+    pipeline_name: str
+    """Pipeline name (``fold-constant``)."""
+    factory: Callable[..., Pass]
+    """Builds the pass; keyword arguments are its options."""
+    doc: str
+    """One line saying what the pass does."""
+
+    def create(self, **options: Any) -> Pass:
+        return self.factory(**options)
+
+
+@dataclass(frozen=True)
+class PassListing:
+    name: str
+    pipeline_name: str
+    opt_level: int
+    required: tuple[str, ...]
+    doc: str
+
+
+_BY_NAME: dict[str, PassEntry] = {}
+_BY_PIPELINE: dict[str, PassEntry] = {}
+_loaded = False
+
+
+def pipeline_name_of(name: str) -> str:
+    """``FoldConstant`` → ``fold-constant``; ``FuseOps`` → ``fuse-ops``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", name).lower()
+
+
+_F = TypeVar("_F", bound=Callable[..., Pass])
+
+
+def register_pass(
+    name: str, pipeline_name: str | None = None, doc: str | None = None
+) -> Callable[[_F], _F]:
+    """Register a pass factory (a Pass subclass or a function returning a Pass)
+    under its TVM name and pipeline name::
+
+        @register_pass("FoldConstant")
+        class FoldConstant(FunctionPass): ...
+    """
+
+    def decorate(factory: _F) -> _F:
+        entry = PassEntry(
+            name,
+            pipeline_name or pipeline_name_of(name),
+            factory,
+            doc if doc is not None else _first_line(factory.__doc__),
+        )
+        for table, key in ((_BY_NAME, entry.name), (_BY_PIPELINE, entry.pipeline_name)):
+            old = table.get(key)
+            if old is not None and old.factory is not factory:
+                raise ValueError(f"a pass named {key} is already registered")
+            table[key] = entry
+        return factory
+
+    return decorate
+
+
+def _first_line(doc: str | None) -> str:
+    return " ".join((doc or "").strip().split("\n\n")[0].split())
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        importlib.import_module("xrelay.transforms")  # registers xrelay's passes
+
+
+def lookup(name: str) -> PassEntry:
+    """The entry for a TVM or pipeline name, or an error listing close names."""
+    _load()
+    entry = _BY_NAME.get(name) or _BY_PIPELINE.get(name)
+    if entry is None:
+        known = [*_BY_NAME, *_BY_PIPELINE]
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise UnknownPassError(f"Cannot use {name} to create the pass{hint}")
+    return entry
+
+
+def get_pass(name: str, **options: Any) -> Pass:
+    """A new pass object for a TVM name (``FoldConstant``) or pipeline name
+    (``fold-constant``)."""
+    return lookup(name).create(**options)
+
+
+def all_entries() -> list[PassEntry]:
+    _load()
+    return sorted(_BY_NAME.values(), key=lambda e: e.name)
+
+
+def list_passes() -> list[PassListing]:
+    """Every registered pass with its names, opt_level, required passes and doc."""
+    out: list[PassListing] = []
+    for entry in all_entries():
+        info = entry.create().info
+        out.append(
+            PassListing(
+                entry.name,
+                entry.pipeline_name,
+                info.opt_level,
+                info.required,
+                entry.doc,
+            )
+        )
+    return out

@@ -1,0 +1,147 @@
+"""xDSL interop, both ways.
+
+* :func:`from_xdsl` makes any xDSL ``ModulePass`` (``canonicalize``, ``cse``, ``dce``,
+  ...) an xrelay pass: usable in a Sequential, gated by opt_level, seen by instruments.
+* :func:`to_xdsl` makes any xrelay pass an xDSL ``ModulePass`` that runs in a
+  ``PassPipeline`` or ``xdsl-opt``, under ``PassContext.current()``;
+  :func:`xdsl_pass_class` makes the class ``xdsl-opt -p name{options}`` instantiates
+  for a registered pass.
+* :func:`pattern_pass` makes a FunctionPass from xDSL ``RewritePattern``s applied
+  greedily to a fixed point: the way most Relay passes are written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Any, cast
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.passes import ModulePass as XDSLModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from xrelay.pass_manager.context import PassContext
+from xrelay.pass_manager.info import PassInfo
+from xrelay.pass_manager.passes import FunctionPass, ModuleKind, Pass, apply_in_place
+
+
+@cache
+def xdsl_context() -> Context:
+    """An xDSL context that knows every dialect of the environment (xDSL's and the
+    plugins', relay among them), loaded lazily."""
+    from xdsl.universe import Universe
+
+    ctx = Context(allow_unregistered=True)
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+class XDSLPass(Pass):
+    """An xDSL ``ModulePass`` run as an xrelay module pass (in place)."""
+
+    def __init__(self, xdsl_pass: XDSLModulePass, info: PassInfo):
+        self.xdsl_pass = xdsl_pass
+        self.info = info
+
+    def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
+        self.xdsl_pass.apply(xdsl_context(), op)
+        return op
+
+
+def from_xdsl(
+    pass_or_class: XDSLModulePass | type[XDSLModulePass],
+    opt_level: int = 0,
+    name: str | None = None,
+    required: Sequence[str] | None = None,
+) -> Pass:
+    """Wrap an xDSL pass (instance, or class with default options). The name defaults
+    to the xDSL pass name (``canonicalize``)."""
+    inst = pass_or_class() if isinstance(pass_or_class, type) else pass_or_class
+    return XDSLPass(inst, PassInfo(opt_level, name or inst.name, required))
+
+
+class _AdaptedPass(XDSLModulePass):
+    """Base of the xDSL pass classes made by :func:`to_xdsl` / :func:`xdsl_pass_class`."""
+
+    def make_pass(self) -> Pass:
+        raise NotImplementedError
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        apply_in_place(self.make_pass(), op)
+
+
+def to_xdsl(pass_: Pass, name: str | None = None) -> XDSLModulePass:
+    """An xDSL ``ModulePass`` running ``pass_`` (for a ``PassPipeline``)."""
+    pipeline_name = name or _pipeline_name(pass_.info.name)
+
+    class Adapted(_AdaptedPass):
+        def make_pass(self) -> Pass:
+            return pass_
+
+    Adapted.name = pipeline_name
+    Adapted.__name__ = Adapted.__qualname__ = f"XDSL_{pass_.info.name}"
+    return dataclasses.dataclass(frozen=True)(Adapted)()
+
+
+def _pipeline_name(name: str) -> str:
+    from xrelay.pass_manager.registry import pipeline_name_of
+
+    return pipeline_name_of(name)
+
+
+def xdsl_pass_class(
+    pipeline_name: str,
+    factory: Callable[..., Pass],
+    options: Sequence[tuple[str, type, Any]] = (),
+) -> type[XDSLModulePass]:
+    """The xDSL pass class for a registered pass: its dataclass fields are the
+    pass's options (``fuse-ops{fuse-opt-level=2}``), given to ``factory``."""
+
+    def make_pass(self: Any) -> Pass:
+        return factory(
+            **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        )
+
+    cls = dataclasses.make_dataclass(
+        "XDSL_" + pipeline_name.replace("-", "_"),
+        [
+            (opt, typ, dataclasses.field(default=default))
+            for opt, typ, default in options
+        ],
+        bases=(_AdaptedPass,),
+        frozen=True,
+        namespace={"name": pipeline_name, "make_pass": make_pass},
+    )
+    return cast(type[XDSLModulePass], cls)
+
+
+def pattern_pass(
+    name: str,
+    patterns: Sequence[RewritePattern],
+    opt_level: int = 0,
+    required: Sequence[str] | None = None,
+    walk_reverse: bool = False,
+) -> FunctionPass:
+    """A FunctionPass applying xDSL rewrite patterns greedily to each function until
+    nothing changes (trivially dead pure ops are erased on the way, as xDSL's greedy
+    applier does)."""
+    pats = list(patterns)
+
+    def rewrite(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
+        walker = PatternRewriteWalker(
+            GreedyRewritePatternApplier(pats),
+            apply_recursively=True,
+            walk_reverse=walk_reverse,
+        )
+        walker.rewrite_region(func.body)
+        return func
+
+    return FunctionPass(rewrite, PassInfo(opt_level, name, required))
