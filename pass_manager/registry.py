@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -34,6 +34,9 @@ class PassEntry:
     """Builds the pass; keyword arguments are its options."""
     doc: str
     """One line saying what the pass does."""
+    options: tuple[tuple[str, type, Any], ...] = ()
+    """Keyword options of ``factory`` as ``(name, type, default)``: the pass's
+    ``-p name{option=value}`` options."""
 
     def create(self, **options: Any) -> Pass:
         return self.factory(**options)
@@ -62,13 +65,21 @@ _F = TypeVar("_F", bound=Callable[..., Pass])
 
 
 def register_pass(
-    name: str, pipeline_name: str | None = None, doc: str | None = None
+    name: str,
+    pipeline_name: str | None = None,
+    doc: str | None = None,
+    options: Sequence[tuple[str, type, Any]] = (),
 ) -> Callable[[_F], _F]:
     """Register a pass factory (a Pass subclass or a function returning a Pass)
     under its TVM name and pipeline name::
 
-        @register_pass("FoldConstant")
-        class FoldConstant(FunctionPass): ...
+        @register_pass("FuseOps", options=[("fuse_opt_level", int, -1)])
+        class FuseOps(FunctionPass):
+            def __init__(self, fuse_opt_level: int = -1): ...
+
+    ``options`` are the factory's keyword arguments that ``-p`` may set
+    (``fuse-ops{fuse-opt-level=2}``); types are int, float, bool, str or tuples of
+    them, as xDSL pass options.
     """
 
     def decorate(factory: _F) -> _F:
@@ -77,6 +88,7 @@ def register_pass(
             pipeline_name or pipeline_name_of(name),
             factory,
             doc if doc is not None else _first_line(factory.__doc__),
+            tuple(options),
         )
         for table, key in ((_BY_NAME, entry.name), (_BY_PIPELINE, entry.pipeline_name)):
             old = table.get(key)

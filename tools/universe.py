@@ -1,5 +1,6 @@
-"""The ``xdsl.universe`` plugin: makes the relay dialect and xrelay's passes available
-to stock ``xdsl-opt`` (and to every tool built on ``Universe.get_multiverse()``)."""
+"""The ``xdsl.universe`` plugin: makes the relay dialect and every registered xrelay
+pass available to stock ``xdsl-opt`` (and to every tool built on
+``Universe.get_multiverse()``), under the passes' pipeline names."""
 
 from __future__ import annotations
 
@@ -22,8 +23,33 @@ def all_dialects() -> dict[str, Callable[[], Dialect]]:
 
 
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """xrelay's passes by pipeline name, as zero-argument factories."""
-    return {}
+    """xrelay's registered passes by pipeline name, as factories of xDSL pass classes
+    (the class fields are the pass options)."""
+    from xrelay.pass_manager.registry import PassEntry, all_entries
+    from xrelay.pass_manager.xdsl_interop import xdsl_pass_class
+
+    def factory(entry: PassEntry) -> Callable[[], type[ModulePass]]:
+        return lambda: xdsl_pass_class(entry.pipeline_name, entry.factory, entry.options)
+
+    return {e.pipeline_name: factory(e) for e in all_entries()}
 
 
-XRELAY_UNIVERSE = Universe(all_dialects=all_dialects(), all_passes=all_passes())
+class _LazyUniverse(Universe):
+    """Loads the pass list only when ``xdsl-opt`` asks for it."""
+
+    def __init__(self) -> None:
+        super().__init__(all_dialects=all_dialects())
+        self._passes: dict[str, Callable[[], type[ModulePass]]] | None = None
+
+    @property
+    def all_passes(self) -> dict[str, Callable[[], type[ModulePass]]]:  # pyright: ignore[reportIncompatibleVariableOverride]
+        if self._passes is None:
+            self._passes = all_passes()
+        return self._passes
+
+    @all_passes.setter
+    def all_passes(self, value: dict[str, Callable[[], type[ModulePass]]]) -> None:
+        self._passes = value or None
+
+
+XRELAY_UNIVERSE = _LazyUniverse()

@@ -432,12 +432,6 @@ class RelayOp(IRDLOperation):
         return op
 
 
-def _result_count(
-    cls: type[RelayOp], n_operands: int, props: dict[str, Attribute]
-) -> int:
-    return len(cls.get_irdl_definition().results)
-
-
 def _attribute_for(constr: Any, value: object) -> Attribute:
     """Convert ``value`` for a property with constraint ``constr``."""
     if isinstance(value, Attribute):

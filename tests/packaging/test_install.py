@@ -71,3 +71,16 @@ def test_plain_install_into_a_fresh_target(tmp_path: Path):
     env = dict(os.environ, PYTHONPATH=str(target))
     location = run_probe(tmp_path, env)
     assert location.startswith(str(target))
+
+
+def test_every_subpackage_is_listed_in_pyproject():
+    """setuptools needs each subpackage listed (the folders are mapped, not found)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    for package, folder in config["package-dir"].items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder)
+            name = ".".join([package, *rel.parts])
+            assert name in listed, f"add {name!r} to [tool.setuptools] packages"
