@@ -49,3 +49,45 @@ def _value_type(value: Value) -> Attribute:
 
         return TupleType(tuple(cast(TypeAttribute, _value_type(v)) for v in value))
     return type_of(value)
+
+
+def onnx_node_outputs(
+    op_type: str,
+    inputs: Sequence[Any] | dict[str, Any],
+    n_outputs: int = 1,
+    opset: int = 18,
+    **attrs: Any,
+) -> list[Any]:
+    """Evaluate a one-node ONNX model with ``onnx.reference.ReferenceEvaluator`` (an
+    implementation independent of xrelay's); every output as a numpy array.
+
+    ``inputs`` is a list (named ``x0, x1, ...``) or a dict of input name → array.
+    """
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    named = (
+        dict(inputs) if isinstance(inputs, dict) else {f"x{i}": a for i, a in enumerate(inputs)}
+    )
+    arrays = {name: np.asarray(a) for name, a in named.items()}
+    outputs = [f"y{k}" for k in range(n_outputs)]
+    node = helper.make_node(op_type, list(arrays), outputs, **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+            for n, a in arrays.items()
+        ],
+        [helper.make_tensor_value_info(y, TensorProto.UNDEFINED, None) for y in outputs],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    results: list[Any] = list(ReferenceEvaluator(model).run(None, arrays))
+    return [np.asarray(r) for r in results]
+
+
+def onnx_node(
+    op_type: str, inputs: Sequence[Any] | dict[str, Any], opset: int = 18, **attrs: Any
+) -> Any:
+    """The first output of :func:`onnx_node_outputs`."""
+    return onnx_node_outputs(op_type, inputs, opset=opset, **attrs)[0]

@@ -10,35 +10,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
-from onnx.reference import ReferenceEvaluator
+from onnx import TensorProto
 
 from xrelay.dialects import relay as R
 from xrelay.dialects.relay.base import OpPattern, TypeRelationError
 from xrelay.dialects.relay.dtypes import tensor_type
 from xrelay.dialects.relay.testing import infer, run_op
+from xrelay.dialects.relay.testing import onnx_node as onnx_run
 
 rng = np.random.default_rng(42)
 F32 = "float32"
-
-
-def onnx_run(op_type: str, inputs: list[np.ndarray], **attrs: Any) -> np.ndarray:
-    """Evaluate one ONNX node with the reference evaluator."""
-    names = [f"in{i}" for i in range(len(inputs))]
-    node = helper.make_node(op_type, names, ["out"], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(
-                n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
-            )
-            for n, a in zip(names, inputs, strict=True)
-        ],
-        [helper.make_tensor_value_info("out", TensorProto.UNDEFINED, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
-    return ReferenceEvaluator(model).run(None, dict(zip(names, inputs, strict=True)))[0]
 
 
 def one(values: tuple[Any, ...]) -> np.ndarray:

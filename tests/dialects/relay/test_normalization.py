@@ -9,8 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
-from onnx.reference import ReferenceEvaluator
 from xdsl.dialects.builtin import TensorType
 from xdsl.utils.exceptions import VerifyException
 
@@ -19,6 +17,7 @@ from xrelay.dialects.relay import normalization as N
 from xrelay.dialects.relay.base import DYN
 from xrelay.dialects.relay.dtypes import dtype_name, tensor_type
 from xrelay.dialects.relay.testing import infer, run_op
+from xrelay.dialects.relay.testing import onnx_node as onnx_run
 
 F32 = "float32"
 RNG = np.random.default_rng(11)
@@ -36,24 +35,6 @@ def run1(op_cls: Any, *arrays: np.ndarray, **attrs: object) -> np.ndarray:
     (out,) = run_op(op_cls, *arrays, **attrs)
     assert isinstance(out, np.ndarray)
     return out
-
-
-def onnx_run(op_type: str, inputs: dict[str, np.ndarray], opset: int, **attrs: Any):
-    """Run a one-node ONNX model with the reference evaluator; the first output."""
-    node = helper.make_node(op_type, list(inputs), ["y"], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(
-                name, helper.np_dtype_to_tensor_dtype(arr.dtype), arr.shape
-            )
-            for name, arr in inputs.items()
-        ],
-        [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    return ReferenceEvaluator(model).run(None, inputs)[0]
 
 
 def rand(*shape: int) -> np.ndarray:

@@ -10,14 +10,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
-from onnx.reference import ReferenceEvaluator
 from xdsl.dialects.builtin import TensorType
 
 from xrelay.dialects.relay import OpPattern, TypeRelationError
 from xrelay.dialects.relay import reduce as R
 from xrelay.dialects.relay.dtypes import tensor_type
 from xrelay.dialects.relay.testing import infer, run_op
+from xrelay.dialects.relay.testing import onnx_node as onnx_run
 
 F32 = "float32"
 RNG = np.random.default_rng(7)
@@ -39,26 +38,6 @@ def run1(op_cls: Any, *arrays: np.ndarray, **attrs: object) -> np.ndarray:
     (out,) = run_op(op_cls, *arrays, **attrs)
     assert isinstance(out, np.ndarray)
     return out
-
-
-def onnx_run(
-    op_type: str, inputs: dict[str, np.ndarray], opset: int = 18, **attrs: Any
-):
-    """Run a one-node ONNX model with the reference evaluator."""
-    node = helper.make_node(op_type, list(inputs), ["y"], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(
-                name, helper.np_dtype_to_tensor_dtype(arr.dtype), arr.shape
-            )
-            for name, arr in inputs.items()
-        ],
-        [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    return ReferenceEvaluator(model).run(None, inputs)[0]
 
 
 # ---------------------------------------------------------------------------------------

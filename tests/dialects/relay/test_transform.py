@@ -9,14 +9,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
-from onnx.reference import ReferenceEvaluator
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType
 
 from xrelay.dialects.relay import OpPattern, TypeRelationError
 from xrelay.dialects.relay import transform as T
 from xrelay.dialects.relay.dtypes import dtype_name, tensor_type
 from xrelay.dialects.relay.testing import infer, placeholders, run_op
+from xrelay.dialects.relay.testing import onnx_node_outputs as onnx_run
 
 F32 = "float32"
 RNG = np.random.default_rng(11)
@@ -44,35 +43,6 @@ def run1(op_cls: Any, *arrays: np.ndarray, **attrs: object) -> np.ndarray:
 
 def rand(*shape: int) -> np.ndarray:
     return RNG.standard_normal(shape).astype(np.float32)
-
-
-def onnx_run(
-    op_type: str,
-    inputs: dict[str, np.ndarray],
-    n_outputs: int = 1,
-    opset: int = 18,
-    **attrs: Any,
-) -> list[np.ndarray]:
-    """Run a one-node ONNX model with the reference evaluator; all its outputs."""
-    outputs = [f"y{k}" for k in range(n_outputs)]
-    node = helper.make_node(op_type, list(inputs), outputs, **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(
-                name, helper.np_dtype_to_tensor_dtype(arr.dtype), arr.shape
-            )
-            for name, arr in inputs.items()
-        ],
-        [
-            helper.make_tensor_value_info(y, TensorProto.UNDEFINED, None)
-            for y in outputs
-        ],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    results: list[Any] = list(ReferenceEvaluator(model).run(None, inputs))
-    return [np.asarray(r) for r in results]
 
 
 def i64(*values: int) -> np.ndarray:
