@@ -12,6 +12,7 @@ from xrelay.pass_manager.config import (
 from xrelay.pass_manager.context import PassContext, PassContextError
 from xrelay.pass_manager.info import PassInfo
 from xrelay.pass_manager.instrument import (
+    DumpIR,
     PassInstrument,
     PassPrintingInstrument,
     PassTimingInstrument,
@@ -42,6 +43,7 @@ from xrelay.pass_manager.registry import (
 from xrelay.pass_manager.xdsl_interop import from_xdsl, pattern_pass, to_xdsl
 
 __all__ = [
+    "DumpIR",
     "FunctionPass",
     "ModulePass",
     "Pass",

@@ -7,9 +7,11 @@ and an unknown key is an error listing the closest registered keys.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 
 class PassConfigError(AttributeError):
@@ -46,6 +48,8 @@ class ConfigOption:
                 return float(value)
         elif isinstance(value, expected):
             return value
+        elif dataclasses.is_dataclass(expected) and isinstance(value, Mapping):
+            return _build_dataclass(expected, cast(Mapping[str, Any], value))
         raise PassConfigError(
             f"Expect config {self.name} to have type {self.type_name}, but instead get "
             f"{type(value).__name__} ({value!r})"
@@ -75,6 +79,16 @@ class ConfigOption:
             f"Expect config {self.name} to have type {self.type_name}, but instead get "
             f"'{text}'"
         )
+
+
+def _build_dataclass(cls: type, fields: Mapping[str, Any]) -> Any:
+    """An object-typed option from a dict (TVM builds config objects by reflection):
+    missing fields take their defaults, an unknown field is a ``TypeError``."""
+    known = {f.name for f in dataclasses.fields(cls)}
+    for key in fields:
+        if key not in known:
+            raise TypeError(f"Type {cls.__name__} does not have field {key}")
+    return cls(**fields)
 
 
 _OPTIONS: dict[str, ConfigOption] = {}

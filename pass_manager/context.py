@@ -40,6 +40,14 @@ class _Stack(threading.local):
 _stack = _Stack()
 
 
+def _check_instruments(insts: list[PassInstrument]) -> None:
+    for inst in insts:
+        if not isinstance(inst, PassInstrument):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(
+                f"instruments must be PassInstrument objects, got {type(inst).__name__}"
+            )
+
+
 class PassContext:
     """The options and instruments passes run under."""
 
@@ -53,6 +61,7 @@ class PassContext:
         "_required",
         "_should_run",
         "immutable_module",
+        "instrumented",
         "verify_each",
     )
 
@@ -79,11 +88,7 @@ class PassContext:
         insts = list(instruments or ())
         if trace is not None:
             insts.append(TraceInstrument(trace))
-        for inst in insts:
-            if not isinstance(inst, PassInstrument):  # pyright: ignore[reportUnnecessaryIsInstance]
-                raise TypeError(
-                    f"instruments must be PassInstrument objects, got {type(inst).__name__}"
-                )
+        _check_instruments(insts)
         self._set_instruments(insts)
 
     # -- read-only fields -------------------------------------------------------------
@@ -155,9 +160,12 @@ class PassContext:
     def override_instruments(
         self, instruments: Iterable[PassInstrument] | None
     ) -> None:
-        """Exit the current instruments, then install and enter ``instruments``."""
-        self._exit_instruments()
+        """Exit the current instruments (list order), then install and enter
+        ``instruments``. ``None`` means none (as in TVM's Relay era). A failing exit
+        or enter clears the list and propagates."""
         new = list(instruments or ())
+        _check_instruments(new)
+        self._exit_instruments()
         self._set_instruments(new)
         self._enter_instruments(new)
 
@@ -195,6 +203,8 @@ class PassContext:
         self._after = [
             h for i in insts if (h := i.overridden("run_after_pass")) is not None
         ]
+        self.instrumented: bool = bool(self._should_run or self._before or self._after)
+        """Whether any instrument has a pass hook (read on every pass)."""
 
     # -- what passes ask ------------------------------------------------------------
 

@@ -8,14 +8,19 @@ An instrument may define any of ``enter_pass_ctx()``, ``exit_pass_ctx()``,
 
 from __future__ import annotations
 
+import logging
+import re
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any
 
 from xrelay.pass_manager.info import PassInfo
+
+_log = logging.getLogger("xrelay.pass_manager")
 
 HOOKS = (
     "enter_pass_ctx",
@@ -110,15 +115,21 @@ class PassTimingInstrument(PassInstrument):
         node.duration = time.perf_counter() - node.start
 
     def exit_pass_ctx(self) -> None:
+        # TVM clears only the tree, so a pass that raised leaves its node on the stack
+        # and every later render() on the thread fails; xrelay clears both.
         _timing.roots.clear()
         _timing.stack.clear()
 
     @staticmethod
     def render() -> str:
-        """The timing tree of this thread ("" when nothing was profiled)."""
+        """The timing tree of this thread, shared by every timing instrument on it
+        ("" and a logged warning when nothing was profiled). Raises while a profiled
+        pass has not finished: inside a pass, or after a pass raised (until the
+        context is exited, which clears the tree)."""
         if _timing.stack:
             raise RuntimeError("cannot print pass profile while still in a pass!")
         if not _timing.roots:
+            _log.warning("no passes have been profiled, did you enable pass profiling?")
             return ""
         total = sum(r.duration for r in _timing.roots)
         lines: list[str] = []
@@ -218,6 +229,27 @@ def PrintAfter(
 ) -> PassPrintingInstrument:
     """Print the module after each pass named in ``names``."""
     return PassPrintingInstrument(print_after=names, file=file)
+
+
+class DumpIR(PassInstrument):
+    """Write the module after every pass to ``<dump_dir>/NNN_<pass name>.mlir``,
+    numbered in completion order (so a Sequential comes after its children), as
+    TVM's ``DumpIR`` (which writes TVMScript ``.py`` files). The folder is created
+    if needed; ``refresh`` first removes the ``.mlir`` files in it."""
+
+    def __init__(self, dump_dir: str | Path, refresh: bool = False):
+        self.dump_dir = Path(dump_dir)
+        self.counter = 0
+        if refresh and self.dump_dir.is_dir():
+            for old in self.dump_dir.glob("*.mlir"):
+                old.unlink()
+
+    def run_after_pass(self, mod: Any, info: PassInfo) -> None:
+        self.dump_dir.mkdir(parents=True, exist_ok=True)
+        safe = re.sub(r"[^A-Za-z0-9_]", "_", info.name)
+        path = self.dump_dir / f"{self.counter:03d}_{safe}.mlir"
+        path.write_text(module_text(mod, show_meta_data=True) + "\n")
+        self.counter += 1
 
 
 class TraceInstrument(PassInstrument):

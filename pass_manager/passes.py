@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
@@ -25,6 +25,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.pass_manager.context import PassContext
 from xrelay.pass_manager.info import PassInfo
+
+_T = TypeVar("_T")
 
 
 class PassContractError(RuntimeError):
@@ -46,7 +48,10 @@ def _verify(op: ModuleOp, what: str, pass_name: str | None = None) -> None:
         op.verify()
     except DiagnosticException as e:
         first = str(e).strip().splitlines()[0]
-        raise PassVerificationError(f"{what}: {first}", pass_name) from e
+        err = PassVerificationError(f"{what}: {first}", pass_name)
+        if pass_name is not None:
+            err.add_note(f"in pass {pass_name}")
+        raise err from e
 
 
 # ---------------------------------------------------------------------------------------
@@ -119,31 +124,86 @@ def run_pass(
     ``run_before_pass`` → the pass → ``run_after_pass``. A skipped pass returns ``op``.
 
     ``copy``: run on a clone (the outermost call). A pass raising leaves no
-    ``run_after_pass``; the exception propagates with a note naming the pass.
+    ``run_after_pass``; the exception propagates with a note naming the innermost
+    pass that raised.
+
+    This is the hot path of every pipeline: without instruments, verify-each and
+    ``testing.immutable_module`` it does no more than the pass call itself.
     """
     info = pass_.info
-    if not ctx.instrument_should_run(kind.wrap(op), info):
+    hooked = ctx.instrumented
+    if hooked and not _as_outermost(ctx.instrument_should_run, kind.wrap(op), info):
         return op
-    immutable = ctx.immutable_module
-    work = op.clone() if copy or (immutable and pass_.MUTATES_INPUT) else op
-    snapshot = op.clone() if immutable and not pass_.MUTATES_INPUT else None
-    ctx.instrument_before(kind.wrap(work), info)
-    _state.depth += 1
-    try:
-        result = pass_.apply(work, ctx, kind)
-    except Exception as e:
-        e.add_note(f"in pass {info.name}")
-        raise
-    finally:
-        _state.depth -= 1
-    if snapshot is not None and not snapshot.is_structurally_equivalent(op):
-        raise PassContractError(
+    snapshot: ModuleOp | None = None
+    if ctx.immutable_module:
+        work, snapshot = _immutable_work(pass_, op, copy)
+    else:
+        work = op.clone() if copy else op
+    if hooked:
+        _as_outermost(ctx.instrument_before, kind.wrap(work), info)
+    if copy:  # the outermost call: passes called from inside work in place
+        state = _state
+        state.depth += 1
+        try:
+            result = pass_.apply(work, ctx, kind)
+        except Exception as e:
+            _note_pass(e, info.name)
+            raise
+        finally:
+            state.depth -= 1
+    else:  # the caller is a pass body, so depth > 0 already
+        try:
+            result = pass_.apply(work, ctx, kind)
+        except Exception as e:
+            _note_pass(e, info.name)
+            raise
+    if snapshot is not None and not snapshot.is_structurally_equivalent(work):
+        err = PassContractError(
             f"Immutable module has been modified in pass: {info.name}"
         )
+        _note_pass(err, info.name)
+        raise err
     if ctx.verify_each and info.kind != "sequential":
         _verify(result, f"the IR after pass '{info.name}' does not verify", info.name)
-    ctx.instrument_after(kind.wrap(result), info)
+    if hooked:
+        _as_outermost(ctx.instrument_after, kind.wrap(result), info)
     return result
+
+
+def _as_outermost(hook: Callable[[Any, PassInfo], _T], mod: Any, info: PassInfo) -> _T:
+    """Call an instrument hook as outside any pass body: a pass it runs is an
+    outermost call (works on a copy), so it cannot change the pipeline's module."""
+    state = _state
+    depth = state.depth
+    if not depth:
+        return hook(mod, info)
+    state.depth = 0
+    try:
+        return hook(mod, info)
+    finally:
+        state.depth = depth
+
+
+def _immutable_work(
+    pass_: Pass, op: ModuleOp, copy: bool
+) -> tuple[ModuleOp, ModuleOp | None]:
+    """Under ``testing.immutable_module``: the module the pass gets, and what it must
+    still equal afterwards. A pass that may mutate its input gets a private copy; a
+    pass that promises not to (Python module passes) is checked against a snapshot,
+    also when called directly (then ``op`` itself is the snapshot)."""
+    if pass_.MUTATES_INPUT:
+        return op.clone(), None
+    if copy:
+        return op.clone(), op
+    return op, op.clone()
+
+
+def _note_pass(e: BaseException, name: str) -> None:
+    """Name the pass in the exception, once: the innermost pass that raised (as TVM's
+    error enrichment, never repeated by the Sequentials around it)."""
+    notes = getattr(e, "__notes__", None)
+    if notes is None or not any(n.startswith("in pass ") for n in notes):
+        e.add_note(f"in pass {name}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -205,7 +265,8 @@ class ModulePass(Pass):
 
 def optimizable_functions(op: ModuleOp) -> list[FuncOp]:
     """The ``func.func`` definitions a function pass visits: those with a body and
-    without ``relay.skip_optimization`` or ``relay.primitive``."""
+    without ``relay.skip_optimization`` or ``relay.primitive``, and not handed to an
+    external compiler (Relay's ``Compiler`` or non-zero ``Extern`` attribute)."""
     from xrelay.dialects.relay.structural import PRIMITIVE, SKIP_OPTIMIZATION
 
     return [
@@ -215,15 +276,26 @@ def optimizable_functions(op: ModuleOp) -> list[FuncOp]:
         and f.body.blocks
         and SKIP_OPTIMIZATION not in f.attributes
         and PRIMITIVE not in f.attributes
+        and "Compiler" not in f.attributes
+        and not _nonzero(f.attributes.get("Extern"))
     ]
+
+
+def _nonzero(attr: Any) -> bool:
+    if attr is None:
+        return False
+    value = getattr(attr, "value", None)
+    data = getattr(value, "data", None)
+    return data != 0 if isinstance(data, int | float) else True
 
 
 class FunctionPass(Pass):
     """``pass_func(func, mod, ctx) -> func`` on each optimizable ``func.func``.
 
-    The returned function replaces the visited one under the same name. A function
-    pass may not add or remove functions or return anything but a ``func.func``. As
-    in Relay, InferType runs on the module after the pass (instrumented).
+    The returned function (a ``func.func``, or a builder ``relay.Function``, which is
+    emitted) replaces the visited one under the same name. A function pass may not
+    add or remove functions or return anything else. As in Relay, InferType runs on
+    the module after the pass (instrumented).
     """
 
     KIND = "Function"
@@ -238,13 +310,13 @@ class FunctionPass(Pass):
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
         before = _function_names(op)
         user_mod = kind.wrap(op)
+        block = op.body.block
         for func in optimizable_functions(op):
+            if func.parent is not block:  # removed on the way: reported below
+                continue
             new = self.pass_func(func, user_mod, ctx)
             if not isinstance(new, FuncOp):
-                raise PassContractError(
-                    f"function pass {self.info.name} must return a func.func, got "
-                    f"{type(new).__name__} for @{func.sym_name.data}"
-                )
+                new = _as_func_op(new, func, self.info.name)
             if new is not func:
                 _replace_function(op, func, new)
         after = _function_names(op)
@@ -259,6 +331,21 @@ class FunctionPass(Pass):
         from xrelay.pass_manager.registry import get_pass
 
         return run_pass(get_pass("InferType"), op, ctx, kind, copy=False)
+
+
+def _as_func_op(result: Any, func: FuncOp, pass_name: str) -> FuncOp:
+    """What a pass function returned, as a ``func.func``: a builder
+    ``relay.Function`` (what TVM pass functions return) is emitted under the visited
+    function's name; anything else breaks the contract."""
+    to_func_op = getattr(result, "to_func_op", None)
+    if callable(to_func_op):
+        made = to_func_op(func.sym_name.data)
+        if isinstance(made, FuncOp):
+            return made
+    raise PassContractError(
+        f"function pass {pass_name} must return a func.func, got "
+        f"{type(result).__name__} for @{func.sym_name.data}"
+    )
 
 
 def _function_names(op: ModuleOp) -> list[str]:
@@ -304,14 +391,16 @@ class Sequential(Pass):
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
         from xrelay.pass_manager.registry import get_pass
 
-        plan: list[tuple[list[Pass], Pass]] = []
+        enabled = ctx.pass_enabled
+        plan: list[tuple[Sequence[Pass], Pass]] = []
         for p in self.passes:  # resolve every dependency before anything runs
-            if ctx.pass_enabled(p.info):
-                plan.append(([get_pass(name) for name in p.info.required], p))
+            if enabled(p.info):
+                required = p.info.required
+                plan.append(([get_pass(n) for n in required] if required else (), p))
         for deps, p in plan:
             for dep in deps:
-                op = run_pass(dep, op, ctx, kind, copy=False)
-            op = run_pass(p, op, ctx, kind, copy=False)
+                op = run_pass(dep, op, ctx, kind, False)
+            op = run_pass(p, op, ctx, kind, False)
         return op
 
     def __str__(self) -> str:
@@ -363,7 +452,6 @@ def _wrap_class(
     wrapper.__doc__ = pass_cls.__doc__
     wrapper.__module__ = pass_cls.__module__
     wrapper.__qualname__ = pass_cls.__qualname__
-    wrapper.MUTATES_INPUT = False  # pyright: ignore[reportAttributeAccessIssue]
     return wrapper
 
 
@@ -372,7 +460,9 @@ class _PyModulePass(ModulePass):
 
 
 class _PyFunctionPass(FunctionPass):
-    MUTATES_INPUT = False
+    """A function pass mutates the module by design (it replaces the functions and
+    runs InferType; pass functions may rewrite a function in place), so
+    ``testing.immutable_module`` gives it a private copy instead of checking it."""
 
 
 def module_pass(
@@ -429,21 +519,28 @@ def function_pass(
     return create if pass_func is None else create(pass_func)
 
 
-class PrintIR(Pass):
+class PrintIR(ModulePass):
     """Print the module to stderr (``PrintIR(<header>):`` then the IR) and return it
-    unchanged (TVM's ``tvm.transform.PrintIR``, opt_level 0)."""
+    unchanged (TVM's ``tvm.transform.PrintIR``: a module pass named ``PrintIR`` at
+    opt_level 0). Large constants are elided unless ``show_meta_data``."""
+
+    MUTATES_INPUT = False
 
     def __init__(self, header: str = "", show_meta_data: bool = False):
+        super().__init__(self._print, PassInfo(0, "PrintIR"))
         self.header = header
         self.show_meta_data = show_meta_data
-        self.info = PassInfo(0, "PrintIR")
 
-    def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
+    def _print(self, mod: Any, ctx: PassContext) -> Any:
         from xrelay.pass_manager.instrument import module_text
 
         sys.stderr.write(
-            f"PrintIR({self.header}):\n{module_text(op, self.show_meta_data)}\n"
+            f"PrintIR({self.header}):\n{module_text(mod, self.show_meta_data)}\n"
         )
+        return mod
+
+    def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
+        self._print(op, ctx)
         return op
 
 

@@ -111,10 +111,20 @@ def _load() -> None:
         importlib.import_module("xrelay.transforms")  # registers xrelay's passes
 
 
+_TVM_PREFIXES = ("relay._transform.", "relay.transform.", "transform.")
+"""Prefixes of TVM's global pass registry that ``required`` lists may carry
+(``transform.InferType``; [R] also looked names up under ``relay._transform.``)."""
+
+
 def lookup(name: str) -> PassEntry:
     """The entry for a TVM or pipeline name, or an error listing close names."""
     _load()
     entry = _BY_NAME.get(name) or _BY_PIPELINE.get(name)
+    if entry is None:
+        for prefix in _TVM_PREFIXES:
+            if name.startswith(prefix):
+                entry = _BY_NAME.get(name[len(prefix) :])
+                break
     if entry is None:
         known = [*_BY_NAME, *_BY_PIPELINE]
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)

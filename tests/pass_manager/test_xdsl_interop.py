@@ -1,0 +1,186 @@
+"""xDSL interop both ways: xDSL passes in a Sequential (``from_xdsl``), xrelay passes
+in an xDSL ``PassPipeline`` (``to_xdsl``), and FunctionPasses made from xDSL rewrite
+patterns (``pattern_pass``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
+from xdsl.passes import PassPipeline
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.transforms.canonicalize import CanonicalizePass
+from xdsl.transforms.common_subexpression_elimination import (
+    CommonSubexpressionElimination,
+)
+from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+from xrelay import relay
+from xrelay.dialects.relay import AddOp, ConstantOp, MultiplyOp
+from xrelay.pass_manager import (
+    FunctionPass,
+    PassContext,
+    PassInfo,
+    PassInstrument,
+    Sequential,
+    from_xdsl,
+    get_pass,
+    module_pass,
+    pattern_pass,
+    to_xdsl,
+)
+from xrelay.pass_manager.xdsl_interop import xdsl_context
+from xrelay.runtime.interpreter import interpret
+
+REDUNDANT = """
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %dead = relay.exp %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %a = relay.add %x, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b = relay.add %x, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %c = relay.multiply %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %c : tensor<2x3xf32>
+}
+"""
+
+
+class Names(PassInstrument):
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def run_before_pass(self, mod: Any, info: PassInfo) -> None:
+        self.names.append(info.name)
+
+
+def op_names(mod: ModuleOp) -> list[str]:
+    return [op.name for op in mod.walk() if op.name.startswith("relay.")]
+
+
+@pytest.mark.parametrize(
+    ("xdsl_pass", "name", "expected"),
+    [
+        (
+            CanonicalizePass,
+            "canonicalize",
+            ["relay.add", "relay.add", "relay.multiply"],
+        ),
+        (CommonSubexpressionElimination, "cse", ["relay.add", "relay.multiply"]),
+        (DeadCodeElimination, "dce", ["relay.add", "relay.add", "relay.multiply"]),
+    ],
+)
+def test_from_xdsl_in_a_sequential(parse, xdsl_pass, name, expected):
+    mod = parse(REDUNDANT)
+    text = str(mod)
+    wrapped = from_xdsl(xdsl_pass)
+    assert wrapped.info == PassInfo(0, name)
+    names = Names()
+    with PassContext(instruments=[names]):
+        out = Sequential([get_pass("InferType"), wrapped])(mod)
+    assert op_names(out) == expected
+    assert names.names == ["sequential", "InferType", name]
+    assert str(mod) == text  # the functional contract holds for xDSL passes too
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    np.testing.assert_allclose(interpret(out, x), (2 * x) * (2 * x))
+
+
+def test_from_xdsl_is_gated_by_opt_level(parse):
+    seq = Sequential(
+        [
+            from_xdsl(CommonSubexpressionElimination(), opt_level=3, name="XCSE"),
+            from_xdsl(DeadCodeElimination, opt_level=1),
+        ]
+    )
+    names = Names()
+    with PassContext(opt_level=2, instruments=[names]):
+        out = seq(parse(REDUNDANT))
+    assert names.names == ["sequential", "dce"]
+    assert op_names(out) == ["relay.add", "relay.add", "relay.multiply"]
+    names.names.clear()
+    with PassContext(opt_level=3, disabled_pass=["dce"], instruments=[names]):
+        out = seq(parse(REDUNDANT))
+    assert names.names == ["sequential", "XCSE"]
+    assert op_names(out) == ["relay.add", "relay.multiply"]
+
+
+def test_to_xdsl_in_a_pass_pipeline(parse):
+    """The xDSL pipeline mutates its module in place; the xrelay passes in it run
+    under ``PassContext.current()`` with its instruments."""
+    ran: list[str] = []
+
+    @module_pass(opt_level=0)
+    def builds_new(mod: Any, ctx: PassContext) -> Any:
+        ran.append("builds_new")
+        new = mod.clone()
+        new.attributes["rebuilt"] = UnitAttr()
+        return new
+
+    mod = parse(REDUNDANT)
+    names = Names()
+    between: list[str] = []
+    pipeline = PassPipeline(
+        (
+            to_xdsl(get_pass("InferType")),
+            CommonSubexpressionElimination(),
+            to_xdsl(Sequential([builds_new], name="seq")),
+            DeadCodeElimination(),
+        ),
+        callback=lambda prev, op, nxt: between.append(nxt.name if nxt else "end"),
+    )
+    assert [p.name for p in pipeline.passes] == ["infer-type", "cse", "seq", "dce"]
+    with PassContext(instruments=[names]):
+        pipeline.apply(xdsl_context(), mod)
+    assert names.names == ["InferType", "seq", "builds_new"]
+    assert ran == ["builds_new"]
+    assert op_names(mod) == ["relay.add", "relay.multiply"]
+    # the module the pass built replaced the old one's contents
+    assert "rebuilt" in mod.attributes
+    assert between == ["infer-type", "cse", "seq", "dce", "end"]
+
+
+class AddSelfToMultiply(RewritePattern):
+    """``relay.add(x, x)`` → ``relay.multiply(x, 2)``."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AddOp, rewriter: PatternRewriter) -> None:
+        x = op.operands[0]
+        if x is not op.operands[1]:
+            return
+        two = ConstantOp.from_numpy(np.array(2, np.float32))
+        rewriter.replace(op, [two, MultiplyOp.make([x, two.results[0]])])
+
+
+def test_pattern_pass():
+    x = relay.var("x", shape=(2, 3))
+    y = relay.var("y", shape=(2, 3))
+    body = relay.subtract(relay.add(x, x), relay.add(x, y))
+    mod = relay.IRModule.from_expr(relay.Function([x, y], relay.exp(body)))
+    p = pattern_pass("AddSelfToMultiply", [AddSelfToMultiply()], opt_level=1)
+    assert isinstance(p, FunctionPass)
+    assert p.info == PassInfo(1, "AddSelfToMultiply")
+    names = Names()
+    with PassContext(instruments=[names]):
+        out = p(mod)
+    assert names.names == ["AddSelfToMultiply", "InferType"]
+    ops = [op.name for op in out["main"].walk()][1:]
+    assert ops == [
+        "relay.constant",
+        "relay.multiply",
+        "relay.add",
+        "relay.subtract",
+        "relay.exp",
+        "func.return",
+    ]
+    a = np.linspace(0, 1, 6, dtype="float32").reshape(2, 3)
+    b = a[::-1].copy()
+    np.testing.assert_allclose(interpret(out, a, b), interpret(mod, a, b), rtol=1e-6)
+    assert [op.name for op in mod["main"].walk()].count("relay.multiply") == 0
+
+    # in a Sequential, gated like any pass
+    with PassContext(opt_level=0):
+        out = Sequential([p])(mod)
+    assert "relay.multiply" not in [op.name for op in out["main"].walk()]
