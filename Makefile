@@ -39,7 +39,7 @@ lint: $(STAMP)
 # symlinks to the sources (pyright does not descend into symlinked folders).
 typecheck-tree:
 	rm -rf $(TYPECHECK_TREE) && mkdir -p $(TYPECHECK_TREE)
-	cp -s $(CURDIR)/xrelay/__init__.py $(CURDIR)/xrelay/py.typed $(TYPECHECK_TREE)/
+	cp -s $(CURDIR)/xrelay/*.py $(CURDIR)/xrelay/py.typed $(TYPECHECK_TREE)/
 	for d in $(SUBPACKAGES); do cp -rs $(CURDIR)/$$d $(TYPECHECK_TREE)/$$d; done
 	find $(TYPECHECK_TREE) -name __pycache__ -prune -exec rm -rf {} +
 

@@ -18,7 +18,8 @@ Instrument protocol (TVM's exact order and exception rules):
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
+from contextlib import contextmanager
 from types import MappingProxyType, TracebackType
 from typing import Any
 
@@ -156,6 +157,21 @@ class PassContext:
             )
         _stack.contexts.pop()
         self._exit_instruments()
+
+    @contextmanager
+    def with_opt_level(self, opt_level: int) -> Generator[PassContext, None, None]:
+        """Within the block, a context like this one but at ``opt_level`` is current;
+        it shares this context's instruments (they are not entered a second time)."""
+        inner = PassContext(
+            opt_level, self._required, self._disabled, config=dict(self._config)
+        )
+        inner._set_instruments(self._instruments)
+        _stack.contexts.append(inner)
+        try:
+            yield inner
+        finally:
+            if _stack.contexts and _stack.contexts[-1] is inner:
+                _stack.contexts.pop()
 
     def override_instruments(
         self, instruments: Iterable[PassInstrument] | None
