@@ -1,0 +1,14 @@
+"""The errors of the ONNX frontend."""
+
+from __future__ import annotations
+
+
+class OnnxImportError(ValueError):
+    """The model cannot be imported: the file cannot be read or parsed, the graph fails
+    ``onnx.checker``, it uses operators the frontend does not support, or a node cannot
+    be converted. The message is one line and names the model (its file)."""
+
+
+class ConversionError(Exception):
+    """Raised by a converter: this node cannot be converted (the importer adds the
+    model, node name and op type to the message)."""

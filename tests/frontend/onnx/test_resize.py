@@ -1,0 +1,147 @@
+"""Resize (nearest and linear) built from take / multiply / add, against the ONNX
+reference evaluator over coordinate transformation modes, nearest modes, scales and
+sizes, up- and downsampling."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from onnx import helper
+
+from xrelay.frontend import from_onnx
+
+RunOnnx = Callable[..., Any]
+F32 = np.float32
+
+COORD_MODES = ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"]
+NEAREST_MODES = ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"]
+GEOMETRY: list[tuple[str, list[float] | None, list[int] | None]] = [
+    ("scale_up_2", [1, 1, 2, 2], None),
+    ("scale_mixed", [1, 1, 1.5, 0.5], None),
+    ("sizes_up", None, [1, 2, 7, 9]),
+    ("sizes_down", None, [1, 2, 3, 2]),
+    ("sizes_to_1", None, [1, 2, 1, 3]),
+]
+
+
+def resize_node(mode: str, scales: Any, sizes: Any, **attrs: Any) -> Any:
+    names = ["x", "", "scales" if scales is not None else ""]
+    if sizes is not None:
+        names.append("sizes")
+    return helper.make_node("Resize", names, ["y"], mode=mode, **attrs)
+
+
+def inits_for(
+    scales: list[float] | None, sizes: list[int] | None
+) -> dict[str, np.ndarray]:
+    inits: dict[str, np.ndarray] = {}
+    if scales is not None:
+        inits["scales"] = np.array(scales, F32)
+    if sizes is not None:
+        inits["sizes"] = np.array(sizes, np.int64)
+    return inits
+
+
+@pytest.mark.parametrize("coord", COORD_MODES)
+@pytest.mark.parametrize("nearest", NEAREST_MODES)
+@pytest.mark.parametrize(
+    ("scales", "sizes"), [g[1:] for g in GEOMETRY], ids=[g[0] for g in GEOMETRY]
+)
+def test_resize_nearest(
+    run_onnx: RunOnnx,
+    rng: np.random.Generator,
+    coord: str,
+    nearest: str,
+    scales: list[float] | None,
+    sizes: list[int] | None,
+) -> None:
+    node = resize_node(
+        "nearest",
+        scales,
+        sizes,
+        coordinate_transformation_mode=coord,
+        nearest_mode=nearest,
+    )
+    x = rng.standard_normal((1, 2, 4, 6)).astype(F32)
+    run_onnx(node, {"x": x}, inits_for(scales, sizes), opset=13)
+
+
+@pytest.mark.parametrize("coord", [*COORD_MODES, "half_pixel_symmetric"])
+@pytest.mark.parametrize(
+    ("scales", "sizes"), [g[1:] for g in GEOMETRY], ids=[g[0] for g in GEOMETRY]
+)
+def test_resize_linear(
+    run_onnx: RunOnnx,
+    rng: np.random.Generator,
+    coord: str,
+    scales: list[float] | None,
+    sizes: list[int] | None,
+) -> None:
+    node = resize_node("linear", scales, sizes, coordinate_transformation_mode=coord)
+    x = rng.standard_normal((1, 2, 4, 6)).astype(F32)
+    run_onnx(node, {"x": x}, inits_for(scales, sizes), opset=19, rtol=1e-5, atol=1e-5)
+
+
+def test_resize_defaults_opset_11(run_onnx: RunOnnx, rng: np.random.Generator) -> None:
+    """Opset 11: roi and scales are inputs (empty when unused); default half_pixel
+    and round_prefer_floor."""
+    node = helper.make_node("Resize", ["x", "roi", "scales", "sizes"], ["y"])
+    inits = {
+        "roi": np.array([], F32),
+        "scales": np.array([], F32),
+        "sizes": np.array([2, 3, 5, 3], np.int64),
+    }
+    run_onnx(
+        node, {"x": rng.standard_normal((2, 3, 3, 4)).astype(F32)}, inits, opset=11
+    )
+
+
+@pytest.mark.parametrize("policy", ["stretch", "not_larger", "not_smaller"])
+def test_resize_axes_and_aspect_ratio(
+    run_onnx: RunOnnx, rng: np.random.Generator, policy: str
+) -> None:
+    """Opset 18: ``axes`` select the resized dims; ``keep_aspect_ratio_policy``."""
+    node = helper.make_node(
+        "Resize",
+        ["x", "", "", "sizes"],
+        ["y"],
+        mode="linear",
+        axes=[3, 2],
+        keep_aspect_ratio_policy=policy,
+    )
+    inits = {"sizes": np.array([9, 5], np.int64)}
+    x = rng.standard_normal((1, 2, 4, 6)).astype(F32)
+    run_onnx(node, {"x": x}, inits, opset=18, rtol=1e-5, atol=1e-5)
+
+
+def test_resize_3d_input(run_onnx: RunOnnx, rng: np.random.Generator) -> None:
+    """Any rank: each resized axis is one take."""
+    node = resize_node("linear", [1, 2.5, 0.75], None)
+    x = rng.standard_normal((2, 4, 8)).astype(F32)
+    run_onnx(node, {"x": x}, inits_for([1, 2.5, 0.75], None), opset=13, atol=1e-5)
+
+
+def test_resize_uses_only_existing_ops(
+    build_model: Callable[..., Any], rng: np.random.Generator
+) -> None:
+    node = resize_node("linear", [1, 1, 2, 2], None)
+    x = rng.standard_normal((1, 1, 3, 3)).astype(F32)
+    model = build_model(
+        node,
+        {"x": x},
+        inits_for([1, 1, 2, 2], None),
+        opset=13,
+        output_values=[np.zeros((1, 1, 6, 6), F32)],
+    )
+    mod, _ = from_onnx(model)
+    ops = {op.name for op in mod["main"].body.block.ops}
+    assert ops <= {
+        "relay.take",
+        "relay.multiply",
+        "relay.add",
+        "relay.constant",
+        "func.return",
+    }
