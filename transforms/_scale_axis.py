@@ -1,0 +1,203 @@
+"""Shared machinery of BackwardFoldScaleAxis and ForwardFoldScaleAxis (Relay's
+``fold_scale_axis.cc``).
+
+Both directions reason about a value as ``(value, axes, scale)``: the real tensor is
+``value`` multiplied by ``scale`` along ``axes`` (the channel axis). A *prepare* phase
+propagates a :class:`Message` — the axes a consumer could absorb a scale on, and
+whether the scale must be non-negative (it crosses a ``relu``) — and a *transform*
+phase moves the scale into a conv/dense weight, where FoldConstant bakes it.
+
+What each op does in either direction is decided here from the op's class and
+attributes (conv/dense layouts and channel axes), not from a table of op names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
+
+from xrelay.dialects.relay.base import get_int, get_str
+from xrelay.dialects.relay.elementwise import LeakyReluOp, ReluOp
+from xrelay.dialects.relay.nn import Conv2DOp, DenseOp
+from xrelay.dialects.relay.structural import ConstantOp
+from xrelay.dialects.relay.transform import (
+    BroadcastToOp,
+    ExpandDimsOp,
+    RepeatOp,
+    ReshapeOp,
+    SqueezeOp,
+    TransposeOp,
+)
+from xrelay.transforms._simplify_patterns import Edit, defining, static_shape
+
+
+@dataclass(frozen=True)
+class Message:
+    """A demand for a scale: on ``axes`` (sorted), non-negative if
+    ``require_positive``."""
+
+    axes: tuple[int, ...]
+    require_positive: bool = False
+
+
+def intersect(a: Message | None, b: Message | None) -> Message | None:
+    """Both demands at once (Relay's ``Intersect``); ``None`` when none is left."""
+    if a is None or b is None:
+        return None
+    axes = tuple(x for x in a.axes if x in b.axes)
+    if not axes:
+        return None
+    return Message(axes, a.require_positive or b.require_positive)
+
+
+ACTIVATIONS = (ReluOp, LeakyReluOp)
+"""``relu`` / ``leaky_relu``: a scale passes through them if it is non-negative."""
+
+
+# ---------------------------------------------------------------------------------------
+# Broadcast matching and scale shapes
+# ---------------------------------------------------------------------------------------
+
+
+def match_broadcast_to_left_axes(
+    lhs: Sequence[int], rhs: Sequence[int], axes: Sequence[int]
+) -> bool:
+    """Whether ``rhs`` broadcasts onto ``lhs`` only along ``axes``: right-aligned, the
+    dims of ``rhs`` on ``axes`` equal ``lhs``'s and every other dim of ``rhs`` is 1
+    (Relay's ``MatchBroadcastToLeftAxes``)."""
+    if len(lhs) < len(rhs):
+        return False
+    base = len(lhs) - len(rhs)
+    for i in range(len(lhs)):
+        if i in axes:
+            if i < base or rhs[i - base] != lhs[i]:
+                return False
+        elif i >= base and rhs[i - base] != 1:
+            return False
+    return True
+
+
+def scale_for_axes(
+    scale: SSAValue, lhs: Sequence[int], axes: Sequence[int], edit: Edit
+) -> SSAValue | None:
+    """``scale`` (a multiply operand broadcasting onto ``lhs`` along ``axes``) reshaped
+    to just the scaled dims (``[C]``); a 0-d scale is spread to ``[C]``. ``None`` if it
+    does not broadcast that way."""
+    rhs = static_shape(scale)
+    if rhs is None:
+        return None
+    if not rhs and axes:  # a scalar: [1, ...] then repeated (Relay's way)
+        value = edit.op(ExpandDimsOp, [scale], axis=0, num_newaxis=len(axes))
+        for i, a in enumerate(axes):
+            if lhs[a] != 1:
+                value = edit.op(RepeatOp, [value], repeats=lhs[a], axis=i)
+        return value
+    if not match_broadcast_to_left_axes(lhs, rhs, axes):
+        return None
+    base = len(lhs) - len(rhs)
+    drop = [i - base for i in range(base, len(lhs)) if i not in axes]
+    if not drop:
+        return scale
+    return edit.op(SqueezeOp, [scale], axis=drop)
+
+
+def expand_to_axes(
+    scale: SSAValue, rank: int, axes: Sequence[int], edit: Edit
+) -> SSAValue:
+    """A ``[C]`` scale made to broadcast along ``axes`` of a rank-``rank`` tensor
+    (Relay's ``ReshapeOrExpandToMatchAxis``: ``[C, 1, 1]`` for axis 1 of rank 4)."""
+    if len(axes) == 1:
+        trailing = rank - axes[0] - 1
+        if trailing <= 0:
+            return scale
+        return edit.op(ExpandDimsOp, [scale], axis=1, num_newaxis=trailing)
+    shape = static_shape(scale)
+    assert shape is not None
+    dims = iter(shape)
+    newshape = [next(dims) if i in axes else 1 for i in range(rank)]
+    return edit.op(ReshapeOp, [scale], newshape=newshape)
+
+
+_PEEL = (ExpandDimsOp, ReshapeOp, SqueezeOp, TransposeOp, RepeatOp, BroadcastToOp)
+
+
+def is_non_negative_constant(value: SSAValue) -> bool:
+    """A constant (seen through reshape-like ops) whose elements are all finite and
+    ``>= 0`` (Relay's ``IsAllPositiveConstant``)."""
+    op = defining(value)
+    while isinstance(op, _PEEL):
+        op = defining(op.operands[0])
+    if not isinstance(op, ConstantOp):
+        return False
+    array = np.asarray(op.numpy())
+    if array.dtype.kind not in "iuf":
+        return False
+    return bool(np.all(np.isfinite(array) & (array >= 0)))
+
+
+# ---------------------------------------------------------------------------------------
+# Convolutions and dense
+# ---------------------------------------------------------------------------------------
+
+
+def conv_layouts(op: Conv2DOp) -> tuple[str, str, str]:
+    """Data, kernel and output layouts of a conv2d."""
+    data = get_str(op.data_layout)
+    out = get_str(op.out_layout) or data
+    return data, get_str(op.kernel_layout), out
+
+
+def conv_foldable(op: Conv2DOp) -> tuple[bool, bool]:
+    """``(foldable, depthwise)``: only ``groups == 1`` or depthwise convs (weight
+    ``[groups, 1, KH, KW]`` in OIHW terms) with static shapes take a scale."""
+    groups = get_int(op.groups)
+    wshape = static_shape(op.weight)
+    if wshape is None or static_shape(op.data) is None:
+        return False, False
+    kernel = get_str(op.kernel_layout)
+    o, i = wshape[kernel.index("O")], wshape[kernel.index("I")]
+    depthwise = groups > 1 and o == groups and i == 1
+    return groups == 1 or depthwise, depthwise
+
+
+def dense_channel_axis(value: SSAValue) -> int | None:
+    """The last axis of a dense operand/result (its feature axis)."""
+    shape = static_shape(value)
+    return None if not shape else len(shape) - 1
+
+
+def erase_dead(candidates: Sequence[Operation]) -> None:
+    """Erase the ops among ``candidates`` that have become unused, repeatedly."""
+    pending = [op for op in candidates]
+    changed = True
+    while changed:
+        changed = False
+        for op in list(pending):
+            if op.parent is None:
+                pending.remove(op)
+                continue
+            if all(not r.uses for r in op.results):
+                pending.remove(op)
+                Rewriter.erase_op(op)
+                changed = True
+
+
+__all__ = [
+    "ACTIVATIONS",
+    "Conv2DOp",
+    "DenseOp",
+    "Message",
+    "conv_foldable",
+    "conv_layouts",
+    "dense_channel_axis",
+    "erase_dead",
+    "expand_to_axes",
+    "intersect",
+    "is_non_negative_constant",
+    "match_broadcast_to_left_axes",
+    "scale_for_axes",
+]
