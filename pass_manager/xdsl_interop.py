@@ -68,7 +68,7 @@ def from_xdsl(
     return XDSLPass(inst, PassInfo(opt_level, name or inst.name, required))
 
 
-class _AdaptedPass(XDSLModulePass):
+class AdaptedXDSLPass(XDSLModulePass):
     """Base of the xDSL pass classes made by :func:`to_xdsl` / :func:`xdsl_pass_class`."""
 
     def make_pass(self) -> Pass:
@@ -82,7 +82,7 @@ def to_xdsl(pass_: Pass, name: str | None = None) -> XDSLModulePass:
     """An xDSL ``ModulePass`` running ``pass_`` (for a ``PassPipeline``)."""
     pipeline_name = name or _pipeline_name(pass_.info.name)
 
-    class Adapted(_AdaptedPass):
+    class Adapted(AdaptedXDSLPass):
         def make_pass(self) -> Pass:
             return pass_
 
@@ -116,7 +116,7 @@ def xdsl_pass_class(
             (opt, typ, dataclasses.field(default=default))
             for opt, typ, default in options
         ],
-        bases=(_AdaptedPass,),
+        bases=(AdaptedXDSLPass,),
         frozen=True,
         namespace={"name": pipeline_name, "make_pass": make_pass},
     )

@@ -1,24 +1,82 @@
-"""``xrelay-opt``: ``xdsl-opt`` with the relay dialect and xrelay's passes.
+"""``xrelay-opt``: ``xdsl-opt`` with the relay dialect, xrelay's passes and TVM's
+PassContext.
 
-Every ``xdsl-opt`` flag keeps working; xrelay's dialects and passes come from the
-``xdsl.universe`` plugin (and are added here too, so the driver also works from a
-source tree that is not installed).
+Every ``xdsl-opt`` flag keeps working (``-p`` with pass options,
+``--split-input-file``, ``--verify-diagnostics``, ``--print-op-generic``, ``-o``,
+``-t`` ...). Added, mapped onto ONE :class:`~xrelay.pass_manager.PassContext` entered
+around the whole pipeline: ``--opt-level``, ``--required-pass``, ``--disabled-pass``,
+``--pass-config key=value``, the print-IR instruments, ``--time-passes`` (the
+PassTimingInstrument tree), ``--list-passes``. Every pass of ``-p`` (xDSL's too)
+runs through the pass manager, so instruments see them all; instrument output goes to
+stderr, the IR to stdout (or ``-o``).
+
+Errors a user can cause end in one line on stderr, ``file:line:col: error: ...``
+where the error has a location, and exit code 1 (2 for bad flags); ``--debug``
+shows the traceback instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import sys
 from collections.abc import Sequence
+from io import StringIO
+from typing import IO, Any
 
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import PassPipeline
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError, ShrinkException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xrelay.dialects.relay import printing
-from xrelay.tools import universe
+from xrelay.pass_manager import (
+    PassContext,
+    PassContractError,
+    PassInstrument,
+    PassTimingInstrument,
+    PassVerificationError,
+    PrintAfter,
+    PrintAfterAll,
+    PrintBefore,
+    PrintBeforeAll,
+)
+from xrelay.tools import cli, universe
+from xrelay.tools.diagnostics import UserError, first_line, located, report, warn
+from xrelay.tools.locations import parse_mlir
+
+PROG = "xrelay-opt"
+
+
+def _xrelay_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("xrelay")
+    except PackageNotFoundError:
+        return "(source tree)"
 
 
 class XRelayOptMain(xDSLOptMain):
-    """The ``xrelay-opt`` driver."""
+    """The ``xrelay-opt`` driver.
+
+    Use it like xDSL's ``xDSLOptMain``: ``XRelayOptMain(args=[...]).run()`` (errors
+    propagate as exceptions; :func:`main` turns them into one-line diagnostics).
+    """
+
+    version_format = f"{PROG} {_xrelay_version()} built on xdsl {{xdsl_version}}"
+
+    def __init__(
+        self,
+        description: str = "xrelay's modular optimizer driver: xdsl-opt with the relay "
+        "dialect, xrelay's passes and TVM's PassContext.",
+        args: Sequence[str] | None = None,
+    ):
+        super().__init__(description, args)
+
+    # -- registration -----------------------------------------------------------------
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
@@ -31,8 +89,48 @@ class XRelayOptMain(xDSLOptMain):
         for name, factory in universe.all_passes().items():
             self.register_pass(name, factory)
 
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+
+        def parse_onnx(io: IO[bytes]) -> ModuleOp:
+            from xrelay.tools.models import load_onnx
+
+            module, params = load_onnx(io.read(), self.get_input_name())
+            if params:
+                raise UserError(
+                    f"{self.get_input_name()}: the ONNX frontend returned the weights "
+                    "as params; xrelay-opt needs them bound into the module"
+                )
+            return module
+
+        self.available_frontends["onnx"] = parse_onnx
+
+    def parse_chunk(
+        self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
+    ) -> ModuleOp | None:
+        """MLIR is parsed with ``file:line:col`` locations on every op (lines counted
+        in the whole file under ``--split-input-file``)."""
+        if file_extension != "mlir":
+            return super().parse_chunk(chunk, file_extension, start_offset)
+        return parse_mlir(
+            self.ctx,
+            chunk.read(),
+            self.get_input_name(),
+            start_offset,
+            not self.args.no_implicit_module,
+        )
+
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        arg_parser.prog = PROG
+        arg_parser.epilog = cli.GATING_HELP
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        # usage errors are one line
+        arg_parser.error = lambda message: cli.one_line_usage_error(  # type: ignore[method-assign]
+            arg_parser, message
+        )
+        # some xdsl-opt flags are redefined below (same meaning, output on stderr)
+        arg_parser.conflict_handler = "resolve"
         arg_parser.add_argument(
             "--elide-constants",
             nargs="?",
@@ -43,15 +141,269 @@ class XRelayOptMain(xDSLOptMain):
             help="print constants with more than N elements (default "
             f"{printing.DEFAULT_ELIDE_LIMIT}) as dense_resource<__elided__>",
         )
+        arg_parser.add_argument(
+            "--debug",
+            action="store_true",
+            help="show Python tracebacks instead of one-line diagnostics",
+        )
+        arg_parser.add_argument(
+            "--list-passes",
+            action="store_true",
+            help="list xrelay's passes (pipeline name, TVM name, opt_level, required "
+            "passes, description) and xDSL's, and exit",
+        )
+        cli.add_pass_context_arguments(arg_parser)
+        group = arg_parser.add_argument_group(
+            "instruments (output on stderr, the IR stays on stdout)"
+        )
+        group.add_argument(
+            "--print-ir-before",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="print the IR before each run of pass NAME (TVM or pipeline name; "
+            "repeatable, or a comma list)",
+        )
+        group.add_argument(
+            "--print-ir-after",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="print the IR after each run of pass NAME (repeatable, or a comma list)",
+        )
+        group.add_argument(
+            "--print-ir-before-all",
+            action="store_true",
+            help="print the IR before every pass (PrintBeforeAll)",
+        )
+        group.add_argument(
+            "--print-ir-after-all",
+            action="store_true",
+            help="print the IR after every pass (PrintAfterAll)",
+        )
+        group.add_argument(
+            "--time-passes",
+            action="store_true",
+            help="time every pass, nested passes included, and print the "
+            "PassTimingInstrument tree on stderr at the end",
+        )
+        group.add_argument(
+            "--print-between-passes",
+            action="store_true",
+            help="print the IR between the passes of -p (on stderr)",
+        )
+
+    # -- the pipeline -------------------------------------------------------------------
+
+    def setup_pipeline(self) -> None:
+        """The ``-p`` passes, run by :meth:`apply_passes` (unknown passes and bad
+        options are one-line errors)."""
+        self.pipeline = PassPipeline(
+            cli.build_pipeline(self.available_passes, self.args.passes)
+        )
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """Verify the input (unless ``--disable-verify``), then run every ``-p`` pass
+        in place through the pass manager, in ``PassContext.current()`` (the run's
+        context when called from :meth:`run`)."""
+        if not self.args.disable_verify:
+            prog.verify()
+        passes = self.pipeline.passes
+        for i, xdsl_pass in enumerate(passes):
+            cli.run_pipeline_pass(xdsl_pass, prog, self.ctx)
+            if self.args.print_between_passes and i + 1 < len(passes):
+                sys.stderr.write(f"IR after {xdsl_pass.name}:\n")
+                Printer(stream=sys.stderr).print_op(prog)
+                sys.stderr.write("\n\n")
+
+    def pass_context(self) -> PassContext:
+        """The one PassContext of this run, from the flags."""
+        args = self.args
+        known = list(self.available_passes)
+        instruments: list[PassInstrument] = []
+        before = self._instrument_names(args.print_ir_before, "--print-ir-before")
+        after = self._instrument_names(args.print_ir_after, "--print-ir-after")
+        # printers before the timer on entry and after it on exit: printing is not
+        # counted in the passes' times
+        if args.print_ir_before_all:
+            instruments.append(PrintBeforeAll(file=sys.stderr))
+        if before:
+            instruments.append(PrintBefore(before, file=sys.stderr))
+        if args.time_passes:
+            instruments.append(PassTimingInstrument())
+        if after:
+            instruments.append(PrintAfter(after, file=sys.stderr))
+        if args.print_ir_after_all:
+            instruments.append(PrintAfterAll(file=sys.stderr))
+        extra = {"xrelay.verify_each": False} if args.disable_verify else None
+        ctx = cli.build_pass_context(args, PROG, instruments, known, extra)
+        disabled = set(ctx.disabled_pass)
+        for xdsl_pass in self.pipeline.passes:
+            if cli.info_name(xdsl_pass) in disabled:
+                warn(
+                    PROG,
+                    f"pass {xdsl_pass.name} is named in -p and in --disabled-pass: it "
+                    "runs (a pass named in -p always runs; --disabled-pass gates the "
+                    "children of a Sequential)",
+                )
+        return ctx
+
+    def _instrument_names(self, values: Sequence[str], flag: str) -> list[str]:
+        names: list[str] = []
+        for name in cli.split_names(values):
+            forms = cli.pass_name_forms(name)
+            if len(forms) == 1 and name not in self.available_passes:
+                warn(PROG, f"{flag} {name}: no pass of that name is registered")
+            names += forms
+        return names
+
+    # -- running ------------------------------------------------------------------------
 
     def run(self) -> None:
-        with printing.elide_constants(self.args.elide_constants):
-            super().run()
+        """Parse each chunk, run the pipeline in the run's PassContext, print. Errors
+        propagate (``--verify-diagnostics`` / ``--parsing-diagnostics`` print them and
+        go on, as in xdsl-opt); errors located in the input are :class:`UserError`s
+        naming ``file:line:col``."""
+        args = self.args
+        if args.list_passes:
+            sys.stdout.write(list_passes_text(self.available_passes))
+            return
+        if args.list_pass_configs:
+            sys.stdout.write(cli.list_pass_configs())
+            return
+        ctx = self.pass_context()
+        with printing.elide_constants(args.elide_constants), ctx:
+            self._run_chunks()
+            if args.time_passes:
+                sys.stderr.write(PassTimingInstrument.render())
+
+    def _run_chunks(self) -> None:
+        args = self.args
+        out_path: str | None = args.output_file
+        if (
+            out_path is not None
+            and args.input_file is not None
+            and os.path.exists(out_path)
+            and os.path.samefile(out_path, args.input_file)
+        ):
+            raise UserError(f"-o {out_path}: refusing to overwrite the input file")
+        try:
+            chunks, file_extension = self.prepare_input()
+        except ValueError as e:  # an unknown file extension
+            raise UserError(
+                f"{self.get_input_name()}: {e} (give -f mlir to read it as MLIR)"
+            ) from e
+        output: IO[str] = StringIO() if out_path is not None else sys.stdout
+        try:
+            for i, (chunk, offset) in enumerate(chunks):
+                module: ModuleOp | None = None
+                try:
+                    if i > 0:
+                        output.write("// -----\n")
+                    module = self.parse_chunk(chunk, file_extension, offset)
+                    if module is not None:
+                        self.apply_passes(module)
+                        output.write(self._emit(module))
+                    output.flush()
+                except ParseError as e:
+                    e.span = dataclasses.replace(e.span, line_offset=offset)
+                    if not args.parsing_diagnostics:
+                        raise
+                    print(e)
+                except (
+                    DiagnosticException,
+                    PassVerificationError,
+                    PassContractError,
+                ) as e:
+                    if not args.verify_diagnostics:
+                        raise located(e, module) from e
+                    _print_diagnostic(e)
+                finally:
+                    chunk.close()
+        except ShrinkException:
+            assert args.shrink
+            print("Success, can shrink")
+            sys.exit(0)
+        if out_path is not None:
+            assert isinstance(output, StringIO)
+            try:
+                with open(out_path, "w") as f:
+                    f.write(output.getvalue())
+            except OSError as e:
+                raise UserError(f"-o {out_path}: cannot write: {e.strerror}") from e
+        if args.shrink:
+            print("Failure, can't shrink")
+            sys.exit(1)
+
+    def _emit(self, module: ModuleOp) -> str:
+        """The output for ``-t``; a target that cannot emit this IR (``-t llvm`` on IR
+        not lowered to the llvm dialect) is a one-line error."""
+        try:
+            return self.output_resulting_program(module)
+        except (NotImplementedError, ValueError) as e:
+            hint = ""
+            if isinstance(e, NotImplementedError) and self.args.target == "llvm":
+                hint = " (-t llvm needs IR lowered to the llvm dialect)"
+            raise UserError(f"-t {self.args.target}: {first_line(str(e))}{hint}") from e
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    XRelayOptMain(args=list(argv) if argv is not None else None).run()
+def _print_diagnostic(e: BaseException) -> None:
+    """What ``--verify-diagnostics`` prints: the message, then the notes (the IR with
+    the failing op marked), as xdsl-opt does."""
+    print(e)
+    source = e if getattr(e, "__notes__", None) else e.__cause__
+    for note in getattr(source, "__notes__", ()):
+        print(note)
+
+
+def first_sentence(doc: str) -> str:
+    """The first sentence of a one-paragraph doc (up to the first ". ")."""
+    head, sep, _ = doc.partition(". ")
+    return head + "." if sep else doc
+
+
+def list_passes_text(available: dict[str, Any]) -> str:
+    """The ``--list-passes`` table: xrelay's passes, then xDSL's pass names."""
+    from xrelay.pass_manager import list_passes
+
+    rows = [("PASS", "TVM NAME", "OPT", "REQUIRED", "DESCRIPTION")]
+    for p in list_passes():
+        rows.append(
+            (
+                p.pipeline_name,
+                p.name,
+                str(p.opt_level),
+                ",".join(p.required) or "-",
+                first_sentence(p.doc),
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["xrelay passes:"]
+    for row in rows:
+        cells = [c.ljust(w) for c, w in zip(row[:4], widths, strict=True)]
+        lines.append("  " + "  ".join([*cells, row[4]]).rstrip())
+    ours = {p.pipeline_name for p in list_passes()}
+    lines.append("")
+    lines.append("xDSL passes (opt_level 0, run as named in -p):")
+    lines += [f"  {name}" for name in sorted(available) if name not in ours]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``xrelay-opt``; returns the exit code (0, 1 on errors, 2 on bad flags)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        XRelayOptMain(args=args).run()
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as e:
+        if debug:
+            raise
+        report(PROG, e)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main())

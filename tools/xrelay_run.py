@@ -1,108 +1,236 @@
-"""``xrelay-run``: run a model file and summarise its outputs.
+"""``xrelay-run MODEL``: compile a model, run it, summarise (and check) its outputs.
 
-Until the LLVM lowering exists this runs the reference interpreter (and says so).
-Inputs come from ``--input name=file.npy`` or are drawn at random (``--seed``).
-``--example`` runs the bundled example model instead of a file.
+MODEL is relay IR in a ``.mlir`` file, or an ``.onnx`` model when the ONNX frontend
+(``xrelay.frontend.from_onnx``) exists; ``--example`` runs the bundled example
+instead. Inputs come from ``--input name=file.npy``; the others are drawn at random
+(``--seed``). The model is compiled under one PassContext (``--opt-level``,
+``--required-pass``, ``--disabled-pass``, ``--pass-config``, ``--time-passes``) and
+run ``--repeat`` times; outputs can be written (``--output-dir``) and compared
+(``--expected``, ``--rtol``, ``--atol``: exit code 1 on a mismatch).
+
+Executors: ``interpreter`` (the numpy reference interpreter) and ``llvm`` (through
+``xrelay.build``, once the LLVM lowering exists); ``auto`` (the default) picks
+``llvm`` when it is available and says which one ran.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import statistics
 import sys
+import threading
 import time
-from collections.abc import Sequence
+import types
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from xrelay.dialects.relay import dtypes
+from xrelay.tools import cli
+from xrelay.tools.diagnostics import UserError, first_line, report
+
+PROG = "xrelay-run"
+
+DEFAULT_PIPELINE = "relay-optimize"
+"""The pass run before executing, when registered (Relay's opt-level pipeline);
+otherwise ``FALLBACK_PIPELINE``."""
+FALLBACK_PIPELINE = "infer-type"
 
 
-class RunError(Exception):
-    """A user error: reported as one line, exit code 1."""
+class RunError(UserError):
+    """A user error of ``xrelay-run``: reported as one line, exit code 1."""
+
+
+class LLVMBuildError(RunError):
+    """``xrelay.build`` cannot compile the model (an op without a lowering, ...)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="xrelay-run", description="Run a relay model and summarise its outputs."
-    )
-    parser.add_argument("model", nargs="?", help="a .mlir file holding relay IR")
-    parser.add_argument(
-        "--example", action="store_true", help="run the bundled example"
-    )
-    parser.add_argument(
-        "--entry", default="main", help="function to run (default: main)"
+    parser = cli.OneLineArgumentParser(
+        prog=PROG,
+        description="Compile a relay model (.mlir, or .onnx with the ONNX frontend), "
+        "run it and summarise its outputs.",
+        epilog=cli.GATING_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
+        "model", nargs="?", help="a .mlir file holding relay IR, or an .onnx model"
+    )
+    parser.add_argument(
+        "--example", action="store_true", help="run the bundled example model"
+    )
+    parser.add_argument(
+        "--entry",
+        default="main",
+        help="the function to run (default: main; Relay's pipeline expects @main)",
+    )
+    group = parser.add_argument_group("inputs and outputs")
+    group.add_argument(
         "--input",
         action="append",
         default=[],
         metavar="NAME=FILE.npy",
-        help="an input array for parameter NAME (repeatable)",
+        help="the array for parameter NAME (repeatable); others are random",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed for random inputs")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    group.add_argument(
+        "--seed", type=int, default=0, help="seed of the random inputs (default 0)"
+    )
+    group.add_argument(
+        "--output-dir",
+        metavar="DIR",
+        help="write the outputs as DIR/output_0.npy, output_1.npy, ...",
+    )
+    group.add_argument(
+        "--expected",
+        action="append",
+        default=[],
+        metavar="FILE.npy",
+        help="the expected value of the next output (repeatable, in output order); "
+        "a mismatch exits with code 1",
+    )
+    group.add_argument(
+        "--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)"
+    )
+    group.add_argument(
+        "--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)"
+    )
+    group = parser.add_argument_group("compiling and running")
+    group.add_argument(
+        "-p",
+        "--passes",
+        metavar="PIPELINE",
+        help=f"the passes to run before executing, as for xrelay-opt -p (default: "
+        f"{DEFAULT_PIPELINE} when it exists, else {FALLBACK_PIPELINE})",
+    )
+    group.add_argument(
+        "--executor",
+        choices=("auto", "interpreter", "llvm"),
+        default="auto",
+        help="interpreter: the numpy reference interpreter; llvm: compile to LLVM "
+        "(xrelay.build); auto (default): llvm when available, else interpreter",
+    )
+    group.add_argument(
+        "--repeat",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="run N times and report the median latency (default 1)",
+    )
+    group.add_argument(
+        "--time-passes",
+        action="store_true",
+        help="print the PassTimingInstrument tree of the compile on stderr",
+    )
+    group.add_argument(
+        "--print-ir",
+        action="store_true",
+        help="print the compiled IR (large constants elided)",
+    )
+    group.add_argument(
+        "--progress-after",
+        type=float,
+        default=1.5,
+        metavar="SECONDS",
+        help="print a progress line on stderr when compiling takes longer (default 1.5)",
+    )
+    cli.add_pass_context_arguments(parser)
+    parser.add_argument(
+        "--debug", action="store_true", help="show Python tracebacks on errors"
+    )
     return parser
 
 
-def load_module(path: Path) -> ModuleOp:
-    from xdsl.dialects.builtin import Builtin
-    from xdsl.dialects.func import Func
-
-    from xrelay.dialects.relay import Relay
-
-    ctx = Context()
-    for dialect in (Builtin, Func, Relay):
-        ctx.load_dialect(dialect)
+def _positive_int(text: str) -> int:
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise RunError(f"{path}: cannot read: {e.strerror}") from e
-    try:
-        module = Parser(ctx, text, str(path)).parse_module()
-        module.verify()
-    except ParseError as e:
-        raise RunError(str(e).strip().splitlines()[0]) from e
-    except DiagnosticException as e:
-        raise RunError(f"{path}: {str(e).strip().splitlines()[0]}") from e
-    return module
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
 
 
-def make_inputs(func: FuncOp, given: Sequence[str], seed: int) -> list[Any]:
+# ---------------------------------------------------------------------------------------
+# Models and inputs
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Model:
+    module: ModuleOp
+    name: str
+    params: dict[str, Any] = field(default_factory=dict[str, Any])
+    inputs: list[Any] | None = None
+    """Inputs that come with the model (the bundled example)."""
+
+
+def load_model(path: Path, given: dict[str, Any]) -> Model:
+    from xrelay.tools.models import load_mlir, load_onnx, read_bytes
+
+    suffix = path.suffix.lower()
+    if suffix == ".mlir":
+        return Model(load_mlir(path), str(path))
+    if suffix == ".onnx":
+        shapes = {k: np.shape(v) for k, v in given.items()}
+        module, params = load_onnx(read_bytes(path), str(path), shapes)
+        return Model(module, str(path), params)
+    raise RunError(
+        f"{path}: unsupported model file '{path.suffix or path.name}' (expected .mlir "
+        "or .onnx)"
+    )
+
+
+def read_inputs(items: Sequence[str]) -> dict[str, Any]:
     named: dict[str, Any] = {}
-    for item in given:
+    for item in items:
         name, sep, file = item.partition("=")
-        if not sep:
+        if not sep or not name or not file:
             raise RunError(f"--input {item}: expected NAME=FILE.npy")
         try:
-            named[name] = np.load(file)
-        except OSError as e:
+            named[name] = np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as e:
             raise RunError(f"--input {item}: cannot read {file}: {e}") from e
+    return named
+
+
+def make_inputs(
+    func: FuncOp, named: dict[str, Any], seed: int, params: dict[str, Any] | None = None
+) -> list[Any]:
+    """One array per parameter of ``func``: from ``named`` (``--input``) or
+    ``params`` by parameter name, else random with ``seed``."""
+    params = params or {}
     rng = np.random.default_rng(seed)
     args: list[Any] = []
-    params = list(func.body.block.args)
-    known = {p.name_hint for p in params}
+    block_args = list(func.body.block.args)
+    names = [p.name_hint or f"arg{i}" for i, p in enumerate(block_args)]
     for name in named:
-        if name not in known:
+        if name not in names:
             raise RunError(
-                f"--input {name}: no parameter of that name (have {sorted(n or '?' for n in known)})"
+                f"--input {name}: @{func.sym_name.data} has no parameter of that name "
+                f"(it has {', '.join(names) or 'none'})"
             )
-    for i, param in enumerate(params):
-        name = param.name_hint or f"arg{i}"
-        if name in named:
-            args.append(named[name])
-            continue
+    for name, param in zip(names, block_args, strict=True):
         ty = param.type
+        if name in named or name in params:
+            value = np.asarray(named[name] if name in named else params[name])
+            if isinstance(ty, TensorType):
+                _check_input(name, value, ty)
+            args.append(value)
+            continue
         if not isinstance(ty, TensorType):
             raise RunError(f"parameter %{name} has type {ty}; give it with --input")
-        npd = dtypes.numpy_dtype(ty.get_element_type())
         shape = ty.get_shape()
+        if any(d < 0 for d in shape):
+            raise RunError(
+                f"parameter %{name} has a dynamic shape {ty}; give it with --input"
+            )
+        npd = dtypes.numpy_dtype(ty.get_element_type())
         if npd.kind == "f":
             args.append(rng.standard_normal(shape).astype(npd))
         elif npd.kind == "b":
@@ -112,63 +240,375 @@ def make_inputs(func: FuncOp, given: Sequence[str], seed: int) -> list[Any]:
     return args
 
 
-def summarise(value: Any, label: str = "output") -> list[str]:
-    if isinstance(value, tuple):
-        lines: list[str] = []
-        for i, v in enumerate(value):  # pyright: ignore[reportUnknownArgumentType]
-            lines += summarise(v, f"{label}[{i}]")
-        return lines
-    arr = np.asarray(value)
+def _check_input(name: str, value: Any, ty: TensorType[Any]) -> None:
+    shape = ty.get_shape()
+    if len(shape) != value.ndim or any(
+        d >= 0 and d != v for d, v in zip(shape, value.shape, strict=True)
+    ):
+        raise RunError(
+            f"--input {name}: shape {list(value.shape)} does not match the parameter "
+            f"type {ty}"
+        )
+    npd = dtypes.numpy_dtype(ty.get_element_type())
+    if value.dtype != npd:
+        raise RunError(
+            f"--input {name}: dtype {value.dtype} does not match the parameter type {ty}"
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# Compiling
+# ---------------------------------------------------------------------------------------
+
+
+def llvm_build() -> Callable[..., Any] | None:
+    """``xrelay.build`` when the LLVM lowering exists, else None."""
+    xrelay = importlib.import_module("xrelay")
+    try:
+        build = getattr(xrelay, "build", None)
+    except ImportError:  # declared, but its module is not there
+        return None
+    if isinstance(build, types.ModuleType):
+        # once imported, the submodule xrelay.build shadows the function
+        build = getattr(build, "build", None)
+    return build if callable(build) else None
+
+
+def choose_executor(requested: str) -> tuple[str, str]:
+    """``(executor, note)``: the executor to use and how to describe it."""
+    available = llvm_build() is not None
+    if requested == "llvm" and not available:
+        raise RunError(
+            "--executor llvm is not available yet: the LLVM lowering (xrelay.build) "
+            "is not part of this build; use --executor interpreter"
+        )
+    if requested == "llvm" or (requested == "auto" and available):
+        return "llvm", "llvm (xrelay.build, JIT-compiled with llvmlite)"
+    note = "reference interpreter (numpy)"
+    if not available:
+        note += "; the LLVM executor comes with the lowering"
+    return "interpreter", note
+
+
+def available_passes() -> dict[str, Callable[[], type[Any]]]:
+    from xdsl.universe import Universe
+
+    from xrelay.tools import universe
+
+    passes = dict(Universe.get_multiverse().all_passes)
+    passes.update(universe.all_passes())
+    return passes
+
+
+def default_pipeline() -> str:
+    from xrelay.pass_manager import UnknownPassError
+    from xrelay.pass_manager.registry import lookup
+
+    try:
+        return lookup(DEFAULT_PIPELINE).pipeline_name
+    except UnknownPassError:
+        return FALLBACK_PIPELINE
+
+
+class Progress:
+    """Prints ``xrelay-run: <what> ...`` on stderr if the work is still running after
+    ``delay`` seconds, and how long it took when it ends."""
+
+    def __init__(self, what: str, delay: float):
+        self.what = what
+        self.fired = False
+        self.start = time.perf_counter()
+        self.timer = threading.Timer(max(delay, 0.0), self._fire)
+        self.timer.daemon = True
+
+    def _fire(self) -> None:
+        self.fired = True
+        print(f"{PROG}: {self.what} ...", file=sys.stderr, flush=True)
+
+    def __enter__(self) -> Progress:
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.timer.cancel()
+        self.timer.join()
+        if self.fired and exc[0] is None:
+            elapsed = time.perf_counter() - self.start
+            print(f"{PROG}: {self.what}: done in {elapsed:.1f} s", file=sys.stderr)
+
+
+@dataclass
+class Compiled:
+    module: ModuleOp
+    executor: str
+    pipeline: str
+    seconds: float
+    lib: Any = None
+    timing: str = ""
+
+
+def compile_model(model: Model, args: argparse.Namespace, executor: str) -> Compiled:
+    """Run the pipeline (interpreter) or ``xrelay.build`` (llvm) under one
+    PassContext built from the flags."""
+    from xrelay.pass_manager import PassTimingInstrument
+    from xrelay.tools.diagnostics import located
+    from xrelay.tools.models import mlir_context
+
+    spec = args.passes if args.passes is not None else default_pipeline()
+    if executor == "llvm" and args.passes is None:
+        spec = ""  # xrelay.build runs Relay's pipeline itself
+    available = available_passes()
+    passes = cli.build_pipeline(available, spec)
+    instruments = [PassTimingInstrument()] if args.time_passes else []
+    ctx = cli.build_pass_context(args, PROG, instruments, list(available))
+    module = model.module.clone()
+    lib: Any = None
+    timing = ""
+    what = f"compiling {model.name} (opt_level {args.opt_level})"
+    with Progress(what, args.progress_after), ctx:
+        start = time.perf_counter()
+        xdsl_ctx = mlir_context()
+        for xdsl_pass in passes:
+            try:
+                cli.run_pipeline_pass(xdsl_pass, module, xdsl_ctx)
+            except Exception as e:
+                raise located(e, module) from e
+        if executor == "llvm":
+            lib = _build_llvm(model, module, args.entry)
+        seconds = time.perf_counter() - start
+        if args.time_passes:
+            timing = PassTimingInstrument.render()
+    shown = spec or "none"
+    if executor == "llvm":
+        shown += " + xrelay.build"
+    return Compiled(module, executor, shown, seconds, lib, timing)
+
+
+def _build_llvm(model: Model, module: ModuleOp, entry: str) -> Any:
+    from xrelay import relay
+
+    build = llvm_build()
+    assert build is not None
+    try:
+        return build(
+            relay.IRModule(module),
+            target="llvm",
+            params=model.params or None,
+            **({} if entry == "main" else {"entry": entry}),
+        )
+    except UserError:
+        raise
+    except Exception as e:
+        raise LLVMBuildError(
+            f"{model.name}: cannot compile for llvm: {first_line(str(e))}"
+        ) from e
+
+
+# ---------------------------------------------------------------------------------------
+# Running and reporting
+# ---------------------------------------------------------------------------------------
+
+
+def flatten(value: Any) -> list[Any]:
+    if isinstance(value, tuple | list):
+        out: list[Any] = []
+        for v in value:  # pyright: ignore[reportUnknownVariableType]
+            out += flatten(v)
+        return out
+    return [np.asarray(value)]
+
+
+def prepare(
+    compiled: Compiled,
+    func: FuncOp,
+    inputs: list[Any],
+    entry: str,
+    bound: Collection[str] = (),
+) -> Callable[[], list[Any]]:
+    """A function running the model once on ``inputs`` and returning its outputs
+    (flattened); executor setup and input copies happen here, not in each run.
+    ``bound``: parameters ``xrelay.build`` bound as weights (no input for those)."""
+    if compiled.executor == "llvm":
+        m = compiled.lib.create()
+        names = [p.name_hint or f"arg{i}" for i, p in enumerate(func.body.block.args)]
+        for name, value in zip(names, inputs, strict=True):
+            if name not in bound:
+                m.set_input(name, value)
+
+        def run_llvm() -> list[Any]:
+            m.run()
+            return [np.asarray(m.get_output(i)) for i in range(m.get_num_outputs())]
+
+        return run_llvm
+
+    from xrelay.runtime.interpreter import InterpreterError, interpret
+
+    def run_interpreter() -> list[Any]:
+        try:
+            return flatten(interpret(compiled.module, *inputs, entry=entry))
+        except InterpreterError as e:
+            raise RunError(str(e)) from e
+
+    return run_interpreter
+
+
+def summarise(arr: Any, label: str) -> str:
     stats = ""
     if arr.size and arr.dtype.kind in "fiu":
-        stats = f" min {arr.min():.6g} max {arr.max():.6g} mean {arr.mean():.6g}"
-    return [f"{label}: {arr.dtype}{list(arr.shape)}{stats}"]
+        stats = f"  min {arr.min():.6g}  max {arr.max():.6g}  mean {arr.mean():.6g}"
+    return f"{label}: {arr.dtype}{list(arr.shape)}{stats}"
+
+
+def compare(
+    outputs: list[Any], expected_files: Sequence[str], rtol: float, atol: float
+) -> list[str]:
+    """Lines describing each comparison; raises :class:`RunError` on a mismatch."""
+    if len(expected_files) > len(outputs):
+        raise RunError(
+            f"{len(expected_files)} --expected files given, but the model has "
+            f"{len(outputs)} output(s)"
+        )
+    lines: list[str] = []
+    failures: list[str] = []
+    for i, file in enumerate(expected_files):
+        try:
+            want = np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise RunError(f"--expected {file}: cannot read: {e}") from e
+        got = outputs[i]
+        if want.shape != got.shape:
+            failures.append(
+                f"output {i}: shape {list(got.shape)} but {file} has {list(want.shape)}"
+            )
+            continue
+        diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        max_abs = float(diff.max()) if diff.size else 0.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = diff / np.abs(want.astype(np.float64))
+        rel = np.where(diff == 0, 0.0, rel)
+        max_rel = float(np.nanmax(rel)) if rel.size else 0.0
+        ok = bool(np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True))
+        verdict = "matches" if ok else "does not match"
+        line = (
+            f"output {i} {verdict} {file}: max abs error {max_abs:.3g}, max rel error "
+            f"{max_rel:.3g} (rtol {rtol:g}, atol {atol:g})"
+        )
+        (lines if ok else failures).append(line)
+    if failures:
+        for line in lines:
+            print(line)
+        raise RunError("; ".join(failures))
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
-    from xrelay.runtime.interpreter import InterpreterError, interpret
-
+    if args.list_pass_configs:
+        sys.stdout.write(cli.list_pass_configs())
+        return 0
+    if args.example and args.model is not None:
+        raise RunError("give a model file or --example, not both")
+    named = read_inputs(args.input)
     if args.example:
-        from xrelay.pass_manager.instrument import module_text
         from xrelay.tools.example import example_module
 
-        module, inputs = example_module()
+        module, example_inputs = example_module(args.seed)
+        model = Model(module, "bundled example", inputs=example_inputs)
         print("model: bundled example (a small CNN built with the builder API)")
+        from xrelay.pass_manager.instrument import module_text
+
         print("IR after InferType (large constants elided):")
         print(module_text(module))
+    elif args.model is None:
+        raise RunError("give a model file (.mlir or .onnx), or --example")
     else:
-        if args.model is None:
-            raise RunError("give a model file, or --example")
-        module = load_module(Path(args.model))
-        funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
-        if args.entry not in funcs:
-            raise RunError(f"{args.model}: no function @{args.entry}")
-        inputs = make_inputs(funcs[args.entry], args.input, args.seed)
+        model = load_model(Path(args.model), named)
         print(f"model: {args.model}")
-    print(
-        "executor: reference interpreter (numpy; the LLVM executor comes with the lowering)"
-    )
-    start = time.perf_counter()
+    funcs = {op.sym_name.data: op for op in model.module.ops if isinstance(op, FuncOp)}
+    entry: str = args.entry
+    if entry not in funcs:
+        have = ", ".join(f"@{n}" for n in funcs) or "none"
+        raise RunError(f"{model.name}: no function @{entry} (it has {have})")
+    func = funcs[entry]
+    if model.inputs is not None and not named:
+        inputs = model.inputs
+    else:
+        inputs = make_inputs(func, named, args.seed, model.params)
+    executor, note = choose_executor(args.executor)
     try:
-        result = interpret(module, *inputs, entry=args.entry)
-    except InterpreterError as e:
-        raise RunError(str(e)) from e
-    elapsed = time.perf_counter() - start
-    for line in summarise(result):
+        compiled = compile_model(model, args, executor)
+    except LLVMBuildError as e:
+        if args.executor != "auto":
+            raise
+        print(
+            f"{PROG}: note: {e.message}; running the reference interpreter instead",
+            file=sys.stderr,
+        )
+        note = (
+            "reference interpreter (numpy; the LLVM executor cannot run this model yet)"
+        )
+        compiled = compile_model(model, args, "interpreter")
+    print(f"executor: {note}")
+    func = next(
+        op
+        for op in compiled.module.ops
+        if isinstance(op, FuncOp) and op.sym_name.data == entry
+    )
+    if compiled.timing:
+        sys.stderr.write(compiled.timing)
+    if args.print_ir:
+        from xrelay.pass_manager.instrument import module_text
+
+        what = "given to xrelay.build" if compiled.executor == "llvm" else "compiled"
+        print(f"IR {what} (large constants elided):")
+        print(module_text(compiled.module))
+    print(
+        f"compile: {compiled.seconds * 1e3:.1f} ms (passes: {compiled.pipeline}, "
+        f"opt_level {args.opt_level})"
+    )
+
+    latencies: list[float] = []
+    outputs: list[Any] = []
+    run_once = prepare(compiled, func, inputs, entry, model.params)
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        outputs = run_once()
+        latencies.append(time.perf_counter() - start)
+    for i, out in enumerate(outputs):
+        print(summarise(out, f"output {i}"))
+    median = statistics.median(latencies)
+    spread = (
+        f" (min {min(latencies) * 1e3:.2f} ms, max {max(latencies) * 1e3:.2f} ms)"
+        if args.repeat > 1
+        else ""
+    )
+    print(f"run latency: {median * 1e3:.2f} ms median of {args.repeat} run(s){spread}")
+    if args.output_dir is not None:
+        out_dir = Path(args.output_dir)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            for i, out in enumerate(outputs):
+                np.save(out_dir / f"output_{i}.npy", out)
+        except OSError as e:
+            raise RunError(f"--output-dir {out_dir}: cannot write: {e.strerror}") from e
+        print(f"wrote {len(outputs)} output(s) to {out_dir}/output_<i>.npy")
+    for line in compare(outputs, args.expected, args.rtol, args.atol):
         print(line)
-    print(f"run time: {elapsed * 1e3:.2f} ms")
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run ``xrelay-run``; returns the exit code (0, 1 on errors and mismatches,
+    2 on bad flags)."""
+    args = build_parser().parse_args(argv)
     try:
         return run(args)
-    except RunError as e:
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as e:
         if args.debug:
             raise
-        print(f"xrelay-run: error: {e}", file=sys.stderr)
+        sys.stdout.flush()
+        report(PROG, e)
         return 1
 
 

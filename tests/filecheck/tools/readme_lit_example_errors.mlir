@@ -1,0 +1,8 @@
+// The error test of the README's lit walk-through; keep the two in sync.
+// RUN: not xrelay-opt %s -p infer-type 2>&1 | filecheck %s
+// CHECK: {{.*}}.mlir:[[# @LINE + 3]]:8: error: relay.reshape: cannot reshape [2, 3] (6 elements) to [7] (7 elements) (newshape [7]) (in pass InferType)
+func.func @f(%x: tensor<2x3xf32>) -> tensor<*xf32> {
+  %0 = relay.nn.relu %x : (tensor<2x3xf32>) -> tensor<*xf32>
+  %1 = relay.reshape %0 {newshape = array<i64: 7>} : (tensor<*xf32>) -> tensor<*xf32>
+  func.return %1 : tensor<*xf32>
+}

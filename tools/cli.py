@@ -1,0 +1,280 @@
+"""What ``xrelay-opt`` and ``xrelay-run`` share: the PassContext flags and how they
+map onto one :class:`~xrelay.pass_manager.PassContext`, building a ``-p`` pipeline
+with one-line errors, and running it through the pass manager's instrumented path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NoReturn
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass as XDSLModulePass
+from xdsl.utils.arg_spec import parse_pipeline
+
+from xrelay.pass_manager import (
+    Pass,
+    PassConfigError,
+    PassContext,
+    PassInfo,
+    PassInstrument,
+)
+from xrelay.pass_manager.passes import ModuleKind, apply_in_place
+from xrelay.tools.diagnostics import UserError, warn
+
+GATING_HELP = """\
+gating: --opt-level, --required-pass and --disabled-pass decide which children of a
+Sequential run (e.g. the passes of relay-optimize): disabled beats required beats
+opt_level. A pass named explicitly in -p always runs, as a directly called pass
+does in TVM, and so do the passes a running pass requires."""
+
+
+class OneLineArgumentParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (and exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        one_line_usage_error(self, message)
+
+
+def one_line_usage_error(parser: argparse.ArgumentParser, message: str) -> NoReturn:
+    print(
+        f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr
+    )
+    sys.exit(2)
+
+
+def split_names(values: Iterable[str] | None) -> list[str]:
+    """Repeatable, comma-separated name lists → one flat list (order kept)."""
+    names: list[str] = []
+    for value in values or ():
+        names += [n.strip() for n in value.split(",") if n.strip()]
+    return names
+
+
+def add_pass_context_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--opt-level``, ``--required-pass``, ``--disabled-pass``, ``--pass-config``."""
+    group = parser.add_argument_group("pass context (TVM's PassContext)")
+    group.add_argument(
+        "--opt-level",
+        type=_opt_level,
+        default=2,
+        metavar="N",
+        help="PassContext opt_level (default 2, as in TVM)",
+    )
+    group.add_argument(
+        "--required-pass",
+        action="append",
+        default=[],
+        metavar="A,B",
+        help="passes a Sequential runs whatever the opt_level (TVM or pipeline names; "
+        "repeatable)",
+    )
+    group.add_argument(
+        "--disabled-pass",
+        action="append",
+        default=[],
+        metavar="A,B",
+        help="passes a Sequential skips (TVM or pipeline names; repeatable)",
+    )
+    group.add_argument(
+        "--pass-config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a registered PassContext config option, e.g. relay.FuseOps.max_depth=8 "
+        "(repeatable; --list-pass-configs lists them)",
+    )
+    group.add_argument(
+        "--list-pass-configs",
+        action="store_true",
+        help="list the registered config options and exit",
+    )
+
+
+def _opt_level(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# Names, config, the context
+# ---------------------------------------------------------------------------------------
+
+
+def _load_config_owners() -> None:
+    """Import the packages whose modules register config options (passes register
+    theirs when xrelay.transforms is imported; lowering and runtime may add more)."""
+    import importlib
+
+    from xrelay.pass_manager.registry import all_entries
+
+    all_entries()
+    for package in ("xrelay.lowering", "xrelay.runtime"):
+        try:
+            importlib.import_module(package)
+        except ImportError:
+            pass
+
+
+def parse_pass_configs(items: Sequence[str]) -> dict[str, Any]:
+    """``--pass-config key=value`` items, typed by the registered options."""
+    from xrelay.pass_manager.config import lookup_config
+
+    if items:
+        _load_config_owners()
+    config: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UserError(f"--pass-config {item}: expected KEY=VALUE")
+        try:
+            config[key] = lookup_config(key).parse(text.strip())
+        except PassConfigError as e:
+            raise UserError(f"--pass-config {item}: {e}") from e
+    return config
+
+
+def list_pass_configs() -> str:
+    _load_config_owners()
+    lines: list[str] = []
+    for name, option in PassContext.list_configs().items():
+        lines.append(f"{name}  ({option['type']}, default {option['default']})")
+        if option["doc"]:
+            lines.append(f"    {option['doc']}")
+    return "\n".join(lines) + "\n"
+
+
+def pass_name_forms(name: str) -> tuple[str, ...]:
+    """The names a pass given on the command line may carry in a ``PassInfo``: its
+    TVM name and pipeline name when it is registered, else the name as given."""
+    from xrelay.pass_manager import UnknownPassError
+    from xrelay.pass_manager.registry import lookup
+
+    try:
+        entry = lookup(name)
+    except UnknownPassError:
+        return (name,)
+    return tuple(dict.fromkeys((entry.name, entry.pipeline_name, name)))
+
+
+def tvm_names(
+    names: Sequence[str], flag: str, prog: str, known: Iterable[str] = ()
+) -> list[str]:
+    """Registered pass names (either form) → TVM names (what ``PassInfo.name``
+    holds). A name that is neither registered nor in ``known`` (xDSL passes, named
+    by their pipeline name) draws a warning and is kept as given."""
+    from xrelay.pass_manager import UnknownPassError
+    from xrelay.pass_manager.registry import lookup
+
+    known_set = set(known)
+    out: list[str] = []
+    for name in names:
+        try:
+            out.append(lookup(name).name)
+        except UnknownPassError as e:
+            if name not in known_set:
+                warn(prog, f"{flag} {name}: {e}; the name is used as given")
+            out.append(name)
+    return list(dict.fromkeys(out))
+
+
+def build_pass_context(
+    args: argparse.Namespace,
+    prog: str,
+    instruments: Sequence[PassInstrument] = (),
+    known_names: Iterable[str] = (),
+    extra_config: Mapping[str, Any] | None = None,
+) -> PassContext:
+    """The one PassContext of a tool run, from the shared flags."""
+    known = list(known_names)
+    config = dict(extra_config or {})
+    config.update(parse_pass_configs(args.pass_config))
+    return PassContext(
+        opt_level=args.opt_level,
+        required_pass=tvm_names(
+            split_names(args.required_pass), "--required-pass", prog, known
+        ),
+        disabled_pass=tvm_names(
+            split_names(args.disabled_pass), "--disabled-pass", prog, known
+        ),
+        instruments=instruments,
+        config=config,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Pipelines
+# ---------------------------------------------------------------------------------------
+
+
+def build_pipeline(
+    available: Mapping[str, Callable[[], type[XDSLModulePass]]], spec: str
+) -> tuple[XDSLModulePass, ...]:
+    """The passes of an ``xdsl-opt``-style pipeline spec (``a,b{opt=1}``); unknown
+    passes and bad options are one-line :class:`UserError`s."""
+    specs = list(parse_pipeline(spec))
+    passes: list[XDSLModulePass] = []
+    for pass_spec in specs:
+        factory = available.get(pass_spec.name)
+        if factory is None:
+            close = difflib.get_close_matches(pass_spec.name, list(available), n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise UserError(
+                f"unknown pass '{pass_spec.name}'{hint}; --list-passes lists them"
+            )
+        try:
+            passes.append(factory().from_pass_spec(pass_spec))
+        except (ValueError, TypeError) as e:
+            raise UserError(f"invalid options for pass '{pass_spec.name}': {e}") from e
+    return tuple(passes)
+
+
+class DriverXDSLPass(Pass):
+    """An xDSL pass from a ``-p`` pipeline run through the pass manager (so that
+    instruments see it), with the driver's xDSL context."""
+
+    def __init__(self, xdsl_pass: XDSLModulePass, ctx: Context):
+        self.xdsl_pass = xdsl_pass
+        self.xdsl_ctx = ctx
+        self.info = PassInfo(0, xdsl_pass.name)
+
+    def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
+        self.xdsl_pass.apply(self.xdsl_ctx, op)
+        return op
+
+
+def info_name(xdsl_pass: XDSLModulePass) -> str:
+    """The ``PassInfo`` name a pipeline pass runs under (TVM name for xrelay's)."""
+    from xrelay.pass_manager.xdsl_interop import (
+        AdaptedXDSLPass,
+    )
+
+    if isinstance(xdsl_pass, AdaptedXDSLPass):
+        return xdsl_pass.make_pass().info.name
+    return xdsl_pass.name
+
+
+def run_pipeline_pass(
+    xdsl_pass: XDSLModulePass, module: ModuleOp, ctx: Context
+) -> None:
+    """Run one pipeline pass in place under ``PassContext.current()``: xrelay's
+    passes through their adapter, xDSL's wrapped so instruments and
+    ``xrelay.verify_each`` see them too."""
+    from xrelay.pass_manager.xdsl_interop import (
+        AdaptedXDSLPass,
+    )
+
+    if isinstance(xdsl_pass, AdaptedXDSLPass):
+        xdsl_pass.apply(ctx, module)
+    else:
+        apply_in_place(DriverXDSLPass(xdsl_pass, ctx), module)

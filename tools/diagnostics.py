@@ -1,0 +1,130 @@
+"""One-line diagnostics for the command-line tools.
+
+Every error a user can cause ends as one line on stderr, ``file:line:col: error:
+message`` when the error has a source location and ``<tool>: error: message``
+otherwise, and a non-zero exit code; the Python traceback is shown only with
+``--debug``. :func:`diagnose` turns an exception into that line.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+)
+
+from xrelay.tools.locations import location_of
+
+
+class UserError(Exception):
+    """An error the user caused, with an optional ``file:line:col`` location."""
+
+    def __init__(self, message: str, location: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of ``text``, stripped."""
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return text.strip()
+
+
+def pass_notes(e: BaseException) -> str:
+    """`` (in pass A)`` from the note the pass manager adds to an exception raised in
+    a pass (several notes, innermost first, are joined); "" when there is none."""
+    notes: list[str] = [
+        n for n in getattr(e, "__notes__", ()) if n.startswith("in pass ")
+    ]
+    return f" ({', '.join(notes)})" if notes else ""
+
+
+def failing_op(module: ModuleOp) -> Operation | None:
+    """The innermost op of ``module`` whose own verifier fails (nested ops are
+    verified before their parents, as ``Operation.verify`` does)."""
+    for op in module.walk(region_first=True):
+        try:
+            op.verify(verify_nested_ops=False)
+        except Exception:
+            return op
+    return None
+
+
+def located(e: BaseException, module: ModuleOp | None) -> UserError:
+    """A :class:`UserError` for an exception raised while processing ``module``,
+    located at the op it names (``TypeInferenceError.op``) or, for a verifier
+    failure, at the innermost op whose verifier fails."""
+    from xrelay.pass_manager import PassVerificationError
+
+    location, message = diagnose(e)
+    if location is None and module is not None:
+        if isinstance(e, DiagnosticException | PassVerificationError):
+            location = location_of(failing_op(module))
+    return UserError(message, location)
+
+
+def _arg_spec_message(e: ArgSpecParseError) -> str:
+    lines = [line for line in str(e).splitlines() if line.strip()]
+    column = ""
+    for line in lines:
+        if line.startswith("pass-pipeline:"):
+            column = f"column {line.rsplit(':', 1)[-1]}: "
+    return f"invalid pass pipeline: {column}{lines[-1].strip() if lines else ''}"
+
+
+def diagnose(e: BaseException) -> tuple[str | None, str]:
+    """``(location, message)`` for an exception; the location may be None."""
+    from xrelay.pass_manager import (
+        PassConfigError,
+        PassContractError,
+        PassVerificationError,
+        UnknownPassError,
+    )
+
+    if isinstance(e, UserError):
+        return e.location, e.message
+    if isinstance(e, ParseError):
+        return str(e.span.get_location()), first_line(e.msg)
+    if isinstance(e, ArgSpecParseError):
+        return None, _arg_spec_message(e)
+    if isinstance(
+        e,
+        DiagnosticException
+        | PassVerificationError
+        | PassContractError
+        | PassConfigError
+        | UnknownPassError,
+    ):
+        op: Any = getattr(e, "op", None)
+        location = location_of(op) if isinstance(op, Operation) else None
+        return location, first_line(str(e)) + pass_notes(e)
+    if isinstance(e, OSError):
+        what = f"'{e.filename}': " if e.filename else ""
+        return None, f"cannot access {what}{e.strerror or e}"
+    return None, (
+        f"internal error: {type(e).__name__}: {first_line(str(e))}{pass_notes(e)} "
+        "(run with --debug for the traceback)"
+    )
+
+
+def format_diagnostic(prog: str, e: BaseException) -> str:
+    location, message = diagnose(e)
+    return f"{location or prog}: error: {message}"
+
+
+def report(prog: str, e: BaseException) -> None:
+    """Print the one-line diagnostic for ``e`` on stderr."""
+    print(format_diagnostic(prog, e), file=sys.stderr)
+
+
+def warn(prog: str, message: str) -> None:
+    print(f"{prog}: warning: {message}", file=sys.stderr)
