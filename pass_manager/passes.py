@@ -465,6 +465,31 @@ class _PyFunctionPass(FunctionPass):
     ``testing.immutable_module`` gives it a private copy instead of checking it."""
 
 
+def _creator(
+    kind: str,
+    base: type[ModulePass] | type[FunctionPass],
+    method: str,
+    pass_func: Any,
+    opt_level: int | None,
+    name: str | None,
+    required: Sequence[str] | None,
+    traceable: bool,
+) -> Any:
+    """What ``module_pass`` / ``function_pass`` return: a pass (given a function), a
+    pass class (given a class), or a decorator making one of those."""
+    _check_creator_args(kind.lower(), opt_level, required)
+    assert opt_level is not None
+
+    def create(arg: Any) -> Any:
+        if isinstance(arg, type):
+            return _wrap_class(arg, base, method, opt_level, name, required)
+        if not callable(arg):
+            raise TypeError(f"pass_func must be a callable for {kind} pass")
+        return base(arg, PassInfo(opt_level, name or arg.__name__, required, traceable))
+
+    return create if pass_func is None else create(pass_func)
+
+
 def module_pass(
     pass_func: Any = None,
     opt_level: int | None = None,
@@ -476,21 +501,10 @@ def module_pass(
     ``transform_module(self, mod, ctx)``; usable as ``@module_pass(opt_level=...)`` or
     as ``module_pass(f, opt_level=...)``. The name defaults to the function's or
     class's name."""
-    _check_creator_args("module", opt_level, required)
-    assert opt_level is not None
-
-    def create(arg: Any) -> Any:
-        if isinstance(arg, type):
-            return _wrap_class(
-                arg, _PyModulePass, "transform_module", opt_level, name, required
-            )
-        if not callable(arg):
-            raise TypeError("pass_func must be a callable for Module pass")
-        return _PyModulePass(
-            arg, PassInfo(opt_level, name or arg.__name__, required, traceable)
-        )
-
-    return create if pass_func is None else create(pass_func)
+    return _creator(
+        "Module", _PyModulePass, "transform_module",
+        pass_func, opt_level, name, required, traceable,
+    )  # fmt: skip
 
 
 def function_pass(
@@ -502,21 +516,10 @@ def function_pass(
 ) -> Any:
     """Make a function pass from ``f(func, mod, ctx) -> func`` or from a class with
     ``transform_function(self, func, mod, ctx)``; used like :func:`module_pass`."""
-    _check_creator_args("function", opt_level, required)
-    assert opt_level is not None
-
-    def create(arg: Any) -> Any:
-        if isinstance(arg, type):
-            return _wrap_class(
-                arg, _PyFunctionPass, "transform_function", opt_level, name, required
-            )
-        if not callable(arg):
-            raise TypeError("pass_func must be a callable for Function pass")
-        return _PyFunctionPass(
-            arg, PassInfo(opt_level, name or arg.__name__, required, traceable)
-        )
-
-    return create if pass_func is None else create(pass_func)
+    return _creator(
+        "Function", _PyFunctionPass, "transform_function",
+        pass_func, opt_level, name, required, traceable,
+    )  # fmt: skip
 
 
 class PrintIR(ModulePass):
