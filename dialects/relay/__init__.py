@@ -23,7 +23,7 @@ from xrelay.dialects.relay.base import (
 from xrelay.dialects.relay.elementwise import *  # noqa: F403
 from xrelay.dialects.relay.elementwise import ELEMENTWISE_OPS
 from xrelay.dialects.relay.nn import *  # noqa: F403
-from xrelay.dialects.relay.nn import NN_OPS
+from xrelay.dialects.relay.nn import CONTRIB_NN_OPS, NN_OPS
 from xrelay.dialects.relay.normalization import *  # noqa: F403
 from xrelay.dialects.relay.normalization import NORMALIZATION_OPS
 from xrelay.dialects.relay.pooling import *  # noqa: F403
@@ -62,6 +62,7 @@ ALL_OPS: list[type[RelayOp]] = [
     *STRUCTURAL_OPS,
     *ELEMENTWISE_OPS,
     *NN_OPS,
+    *CONTRIB_NN_OPS,
     *POOLING_OPS,
     *NORMALIZATION_OPS,
     *REDUCE_OPS,

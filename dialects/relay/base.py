@@ -18,7 +18,7 @@ them and InferType fills them in from ``type_relation``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from typing import Any, ClassVar, TypeAlias, cast
 
@@ -51,6 +51,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay import dtypes
+from xrelay.dialects.relay.layout_rules import InferredLayouts, MaybeLayout
 
 Array: TypeAlias = np.ndarray[Any, Any]
 """A numpy array, the value of a tensor in the reference semantics."""
@@ -332,6 +333,68 @@ class RelayOp(IRDLOperation):
         """The op's numpy reference semantics: one value per result (a single value
         for single-result ops)."""
         raise NotImplementedError(f"{self.name} has no reference semantics")
+
+    # -- layout hooks (ConvertLayout / AlterOpLayout; see layout_rules) -----------------
+
+    DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ()
+    """The roles of the layouts ConvertLayout's ``desired_layouts`` gives this op
+    (``("data", "kernel")`` for convolutions); empty for ops without
+    :meth:`convert_layout`."""
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``FInferCorrectLayout``: the layouts this op wants for its operands
+        and gives its results, with the attribute changes that make it work in them
+        (see :mod:`xrelay.dialects.relay.layout_rules`). ``None`` (the default): the op
+        cannot adapt and needs its operands in their original layouts."""
+        return None
+
+    def convert_layout(
+        self, desired: Sequence[str], operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """Relay's ``FTVMConvertOpLayout``: a detached copy of this op (see
+        :meth:`layout_variant`) working in the ``desired`` layouts (one per role of
+        ``DESIRED_LAYOUTS``; ``"default"`` lets the op choose), or ``None`` to keep
+        the op. Raises ``LayoutConversionError`` for layouts the op cannot take."""
+        return None
+
+    def alter_layout(
+        self, target: str, operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """Relay's ``FTVMAlterOpLayout``: a detached replacement preferred by
+        ``target`` (e.g. a blocked convolution on CPUs), or ``None`` to keep the op."""
+        return None
+
+    def layout_variant(
+        self,
+        op_class: type[RelayOp] | None = None,
+        updates: Mapping[str, object] | None = None,
+    ) -> RelayOp:
+        """A detached op (no operands, untyped results) of ``op_class`` (default: this
+        op's class) with this op's attributes that ``op_class`` has, changed by
+        ``updates`` (``None`` unsets one). The layout passes ask such templates for
+        their layouts and build the real op with :meth:`make` from its properties."""
+        cls = op_class or type(self)
+        definition = cls.get_irdl_definition()
+        props = {k: v for k, v in self.properties.items() if k in definition.properties}
+        for key, value in (updates or {}).items():
+            if key not in definition.properties:
+                raise TypeError(f"{cls.name} has no attribute '{key}'")
+            if value is None:
+                props.pop(key, None)
+            else:
+                props[key] = _attribute_for(definition.properties[key].constr, value)
+        for name, prop in definition.properties.items():
+            if name not in props and prop.default_value is not None:
+                props[name] = prop.default_value
+        return cls.create(
+            properties=props,
+            result_types=[UnrankedTensorType(i64)] * len(definition.results),
+        )
 
     # -- derived helpers ----------------------------------------------------------------
 

@@ -40,8 +40,40 @@ from xrelay.dialects.relay.base import (
     tensor,
 )
 from xrelay.dialects.relay.dtypes import is_bool, is_float, numpy_dtype
+from xrelay.dialects.relay.layout import Layout
+from xrelay.dialects.relay.layout_rules import (
+    InferredLayouts,
+    MaybeLayout,
+    broadcast_layouts,
+    channel_axis_layouts,
+    elementwise_layouts,
+)
 
 BOOL = IntegerType(1)
+
+
+def _shapes(types: Sequence[Attribute]) -> list[tuple[int, ...]]:
+    return [tuple(t.get_shape()) if isinstance(t, TensorType) else () for t in types]
+
+
+_VECTOR = Layout.parse("C")
+"""The layout of a per-channel vector operand (bias, alpha)."""
+
+
+def _channel_axis(
+    op: RelayOp,
+    new_layouts: Sequence[MaybeLayout] | None,
+    old_layouts: Sequence[MaybeLayout],
+    old_types: Sequence[Attribute],
+) -> InferredLayouts | None:
+    axis = op.attr("axis")
+    if axis is None or not isinstance(old_types[0], TensorType):
+        return None
+    rank = len(old_types[0].get_shape())
+    return channel_axis_layouts(
+        new_layouts, old_layouts, rank, get_int(axis), [_VECTOR]
+    )
+
 
 # ---------------------------------------------------------------------------------------
 # Binary broadcast ops
@@ -76,6 +108,16 @@ class BinaryOp(RelayOp):
     def compute(self, *args: Any) -> Any:
         with np.errstate(all="ignore"):
             return self.fn(args[0], args[1])
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``BinaryBroadcastLayout`` (see
+        :func:`~xrelay.dialects.relay.layout_rules.broadcast_layouts`)."""
+        return broadcast_layouts(new_layouts, old_layouts, _shapes(old_types))
 
 
 def _trunc_div(a: Array, b: Array) -> Array:
@@ -307,6 +349,15 @@ class UnaryOp(RelayOp):
     def compute(self, *args: Any) -> Any:
         with np.errstate(all="ignore"):
             return self.fn(args[0])
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``ElemwiseArbitraryLayout``: the result follows the operand."""
+        return elementwise_layouts(new_layouts, old_layouts)
 
 
 class FloatUnaryOp(UnaryOp):
@@ -584,6 +635,15 @@ class CastOp(RelayOp):
     def compute(self, *args: Any) -> Any:
         return _cast_array(args[0], numpy_dtype(self.dtype))
 
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Element-wise: the result follows the operand."""
+        return elementwise_layouts(new_layouts, old_layouts)
+
 
 def _cast_array(x: Array, npd: np.dtype[Any]) -> Array:
     if npd.kind in "iu" and x.dtype.kind == "f":
@@ -666,6 +726,16 @@ class PReluOp(RelayOp):
         shape[axis] = -1
         return np.where(x > 0, x, x * alpha.reshape(shape))
 
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """``axis`` follows the data into its new layout (not when that axis is
+        split); ``alpha`` is a vector."""
+        return _channel_axis(self, new_layouts, old_layouts, old_types)
+
 
 @irdl_op_definition
 class BiasAddOp(RelayOp):
@@ -696,6 +766,17 @@ class BiasAddOp(RelayOp):
         shape = [1] * x.ndim
         shape[axis] = -1
         return x + bias.reshape(shape)
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """``axis`` follows the data into its new layout (not when that axis is
+        split: then the data goes back to its original layout); ``bias`` is a
+        vector."""
+        return _channel_axis(self, new_layouts, old_layouts, old_types)
 
 
 # ---------------------------------------------------------------------------------------
@@ -782,6 +863,15 @@ class LikeOp(RelayOp):
 
     def compute(self, *args: Any) -> Any:
         return np.full_like(args[0], self.FILL)
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Element-wise: the result follows the operand."""
+        return elementwise_layouts(new_layouts, old_layouts)
 
 
 @irdl_op_definition

@@ -1,5 +1,7 @@
 """Neural-network ops: 2-D convolution and its transpose, dense / matmul / batch_matmul,
-the softmax family, dropout, batch_flatten and pad.
+the softmax family, dropout, batch_flatten and pad; and the CPU-layout forms
+AlterOpLayout makes, ``contrib_conv2d_NCHWc`` and ``contrib_dense_pack``
+(:data:`CONTRIB_NN_OPS`).
 
 Relay's conventions kept here:
 
@@ -54,7 +56,21 @@ from xrelay.dialects.relay.base import (
     str_prop,
     tensor,
 )
+from xrelay.dialects.relay.cpu_layout import (
+    choose_conv2d_blocking,
+    choose_dense_packing,
+    is_cpu_target,
+)
 from xrelay.dialects.relay.dtypes import is_float, numpy_dtype
+from xrelay.dialects.relay.layout import Layout, LayoutAxis, transform_array
+from xrelay.dialects.relay.layout_rules import (
+    SCALAR,
+    InferredLayouts,
+    LayoutConversionError,
+    MaybeLayout,
+    elementwise_layouts,
+    layout_of,
+)
 
 # ---------------------------------------------------------------------------------------
 # Helpers shared with the pooling ops
@@ -178,6 +194,52 @@ def normalize_pair(value: object) -> object:
     return value
 
 
+def _is_permutation(layout: str, canonical: str) -> bool:
+    return len(layout) == len(canonical) and sorted(layout) == sorted(canonical)
+
+
+def _nchwc_factor(layout: str) -> int | None:
+    """``x`` for a layout ``NCHW{x}c``, else ``None``."""
+    parsed = layout_of(layout)
+    if parsed is None or parsed.ndim != 5 or parsed.primal.name != "NCHW":
+        return None
+    if parsed.axes[:4] != Layout.parse("NCHW").axes or parsed.axes[4].letter != "c":
+        return None
+    return parsed.factor_of("c")
+
+
+def _oihw_io_factors(layout: str) -> tuple[int, int] | None:
+    """``(i, o)`` for a layout ``OIHW{i}i{o}o``, else ``None``."""
+    parsed = layout_of(layout)
+    if parsed is None or parsed.ndim != 6:
+        return None
+    if parsed.axes[:4] != Layout.parse("OIHW").axes:
+        return None
+    if parsed.axes[4].letter != "i" or parsed.axes[5].letter != "o":
+        return None
+    return parsed.factor_of("i"), parsed.factor_of("o")
+
+
+def _static_shapes(types: Sequence[Attribute]) -> list[tuple[int, ...]] | None:
+    """The shapes of ranked tensor types without ``?`` dims, else ``None``."""
+    shapes: list[tuple[int, ...]] = []
+    for ty in types:
+        if not isinstance(ty, TensorType):
+            return None
+        shape = tuple(cast(TensorType, ty).get_shape())
+        if DYN in shape:
+            return None
+        shapes.append(shape)
+    return shapes
+
+
+def _ranks_are(types: Sequence[Attribute], ranks: Sequence[int]) -> bool:
+    return len(types) == len(ranks) and all(
+        isinstance(t, TensorType) and len(cast(TensorType, t).get_shape()) == r
+        for t, r in zip(types, ranks, strict=True)
+    )
+
+
 class PaddedOp(RelayOp):
     """Ops with Relay's 2-D ``padding``: :meth:`make` widens its 1- and 2-int forms,
     and single ints given for the pair attributes (``strides``, ...) as Relay's Python
@@ -277,6 +339,63 @@ class ConvOp(PaddedOp):
                 f"kernel_size {tuple(ks)} does not match the weight's kernel {(kh, kw)}"
             )
 
+    # -- layout hooks --------------------------------------------------------------------
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``ConvInferCorrectLayout``: the operands must be in the op's data and
+        kernel layouts, whatever their producers give; the result is in the output
+        layout."""
+        data_layout = get_str(self.data_layout)
+        data = layout_of(data_layout)
+        kernel = layout_of(self.kernel_layout_str())
+        out = layout_of(get_str(self.out_layout) or data_layout)
+        if data is None or kernel is None or out is None:
+            return None
+        return InferredLayouts((data, kernel), (out,))
+
+    def desired_pair(self, desired: Sequence[str]) -> tuple[str, str]:
+        """The desired data and kernel layouts, checked."""
+        if len(desired) != 2:
+            raise LayoutConversionError(
+                f"{self.name} takes 2 desired layouts (data and kernel), got "
+                f"{len(desired)}: {list(desired)}"
+            )
+        data, kernel = desired[0], desired[1]
+        if data == "default":
+            raise LayoutConversionError(
+                f"the desired data layout of {self.name} cannot be 'default'"
+            )
+        return data, kernel
+
+    def converted(self, data: str, kernel: str, defaults: dict[str, str]) -> RelayOp:
+        """This op in data layout ``data`` (a permutation of ``NCHW``) and kernel layout
+        ``kernel`` (``"default"``: from ``defaults``, by data layout)."""
+        if not _is_permutation(data, "NCHW"):
+            raise LayoutConversionError(
+                f"{self.name} cannot take the data layout '{data}' (expected a "
+                "permutation of NCHW)"
+            )
+        if kernel == "default":
+            if data not in defaults:
+                raise LayoutConversionError(
+                    f"{self.name} has no default kernel layout for data layout "
+                    f"'{data}'; give the kernel layout"
+                )
+            kernel = defaults[data]
+        if not _is_permutation(kernel, self.KERNEL_CANONICAL):
+            raise LayoutConversionError(
+                f"{self.name} cannot take the kernel layout '{kernel}' (expected a "
+                f"permutation of {self.KERNEL_CANONICAL})"
+            )
+        return self.layout_variant(
+            updates={"data_layout": data, "kernel_layout": kernel}
+        )
+
 
 @irdl_op_definition
 class Conv2DOp(ConvOp):
@@ -291,6 +410,7 @@ class Conv2DOp(ConvOp):
 
     name = "relay.nn.conv2d"
     kernel_layout = str_prop("OIHW")
+    DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data", "kernel")
 
     def kernel_layout_str(self) -> str:
         return get_str(self.kernel_layout)
@@ -369,6 +489,100 @@ class Conv2DOp(ConvOp):
         out = np.einsum("ngchwij,gocij->ngohw", cols, wg).reshape(n, o, oh, ow)
         return to_layout(out, "NCHW", out_layout)
 
+    def convert_layout(
+        self, desired: Sequence[str], operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """Relay's ``convert_conv2d``: data layout ``desired[0]``; kernel layout
+        ``desired[1]`` or, for ``"default"``, ``OIHW`` with ``NCHW`` and ``HWIO``
+        (depthwise: ``HWOI``) with ``NHWC``. A blocked data layout ``NCHW{x}c`` with
+        kernel ``OIHW{x}i{y}o`` gives ``contrib_conv2d_NCHWc`` (kept as it is when the
+        channels do not divide)."""
+        data, kernel = self.desired_pair(desired)
+        block = _nchwc_factor(data)
+        if block is not None:
+            return self._to_nchwc(data, kernel, block, operand_types)
+        depthwise = False
+        shapes = _static_shapes(operand_types)
+        if shapes is not None:
+            try:
+                depthwise = self.geometry(shapes[0], shapes[1])[2]
+            except TypeRelationError:
+                depthwise = False
+        defaults = {
+            "NCHW": "OIHW",
+            "NHWC": "HWOI" if depthwise else "HWIO",
+            "HWNC": "HWOI",
+        }
+        return self.converted(data, kernel, defaults)
+
+    def _to_nchwc(
+        self,
+        data: str,
+        kernel: str,
+        block: int,
+        operand_types: Sequence[Attribute],
+    ) -> RelayOp | None:
+        if kernel == "default":
+            raise LayoutConversionError(
+                f"{self.name}: the kernel layout for data layout '{data}' cannot be "
+                "'default' (give OIHW{i}i{o}o)"
+            )
+        blocks = _oihw_io_factors(kernel)
+        if blocks is None or blocks[0] != block:
+            raise LayoutConversionError(
+                f"{self.name}: kernel layout '{kernel}' does not fit data layout "
+                f"'{data}' (expected OIHW{block}i{{o}}o)"
+            )
+        shapes = _static_shapes(operand_types)
+        if shapes is None or get_int(self.groups) != 1:
+            return None
+        try:
+            _, (o, i, _, _), _, _ = self.geometry(shapes[0], shapes[1])
+        except TypeRelationError:
+            return None
+        if i % block or o % blocks[1]:
+            return None
+        return self.layout_variant(
+            Conv2DNCHWcOp,
+            {
+                "data_layout": data,
+                "kernel_layout": kernel,
+                "out_layout": f"NCHW{blocks[1]}c",
+            },
+        )
+
+    def alter_layout(
+        self, target: str, operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """Relay's x86 ``_alter_conv2d_layout``: an ``NCHW``/``OIHW`` convolution with
+        ``groups == 1`` and static shapes becomes ``contrib_conv2d_NCHWc`` with data
+        ``NCHW{ic}c``, kernel ``OIHW{ic}i{oc}o`` and output ``NCHW{oc}c``; the blocks
+        come from :func:`~xrelay.dialects.relay.cpu_layout.choose_conv2d_blocking`."""
+        if not is_cpu_target(target):
+            return None
+        if (
+            get_str(self.data_layout) != "NCHW"
+            or get_str(self.kernel_layout) != "OIHW"
+            or get_str(self.out_layout) not in ("", "NCHW")
+            or get_int(self.groups) != 1
+        ):
+            return None
+        shapes = _static_shapes(operand_types)
+        if shapes is None or len(shapes[0]) != 4 or len(shapes[1]) != 4:
+            return None
+        blocking = choose_conv2d_blocking(shapes[0][1], shapes[1][0])
+        if blocking is None:
+            return None
+        ic, oc = blocking
+        return self.layout_variant(
+            Conv2DNCHWcOp,
+            {
+                "data_layout": f"NCHW{ic}c",
+                "kernel_layout": f"OIHW{ic}i{oc}o",
+                "out_layout": f"NCHW{oc}c",
+            },
+        )
+
 
 @irdl_op_definition
 class Conv2DTransposeOp(ConvOp):
@@ -382,6 +596,7 @@ class Conv2DTransposeOp(ConvOp):
 
     name = "relay.nn.conv2d_transpose"
     kernel_layout = str_prop("IOHW")
+    DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data", "kernel")
     output_padding = ints_prop((0, 0))
     KERNEL_CANONICAL: ClassVar[str] = "IOHW"
 
@@ -474,6 +689,150 @@ class Conv2DTransposeOp(ConvOp):
         out = buf[:, :, :, pt : pt + oh, pl : pl + ow].reshape(n, out_c, oh, ow)
         return to_layout(out, "NCHW", out_layout)
 
+    def convert_layout(
+        self, desired: Sequence[str], operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """Relay's ``convert_conv2d_transpose``: data layout ``desired[0]``; kernel
+        layout ``desired[1]`` or, for ``"default"``, ``IOHW`` with ``NCHW`` and
+        ``HWIO`` with ``NHWC``."""
+        data, kernel = self.desired_pair(desired)
+        return self.converted(data, kernel, {"NCHW": "IOHW", "NHWC": "HWIO"})
+
+
+@irdl_op_definition
+class Conv2DNCHWcOp(ConvOp):
+    """2-D convolution on channel-blocked data (Relay's ``nn.contrib_conv2d_NCHWc``,
+    made by AlterOpLayout on CPUs).
+
+    ``data_layout`` is ``NCHW{x}c`` (``[N, C/x, H, W, x]``), ``kernel_layout``
+    ``OIHW{x}i{y}o`` (``[O/y, C/x, KH, KW, x, y]``) and ``out_layout`` ``NCHW{y}c``
+    (``""``: the data layout); ``groups`` is 1. The semantics are ``conv2d``'s on the
+    unblocked tensors, with the same attributes.
+    """
+
+    name = "relay.nn.contrib_conv2d_NCHWc"
+    data_layout = str_prop("NCHW8c")
+    kernel_layout = str_prop("OIHW8i8o")
+
+    def kernel_layout_str(self) -> str:
+        return get_str(self.kernel_layout)
+
+    def blocked_layouts(self) -> tuple[Layout, Layout, Layout]:
+        """The checked data, kernel and output layouts."""
+        data = get_str(self.data_layout)
+        ic = _nchwc_factor(data)
+        if ic is None:
+            raise TypeRelationError(
+                f"data_layout '{data}' is not supported (expected NCHW{{c}}c, e.g. "
+                "NCHW8c)"
+            )
+        kernel = get_str(self.kernel_layout)
+        io = _oihw_io_factors(kernel)
+        if io is None or io[0] != ic:
+            raise TypeRelationError(
+                f"kernel_layout '{kernel}' does not fit data_layout '{data}' (expected "
+                f"OIHW{ic}i{{o}}o)"
+            )
+        out = get_str(self.out_layout) or data
+        oc = _nchwc_factor(out)
+        if oc is None or oc != io[1]:
+            raise TypeRelationError(
+                f"out_layout '{out}' does not fit kernel_layout '{kernel}' (expected "
+                f"NCHW{io[1]}c)"
+            )
+        return Layout.parse(data), Layout.parse(kernel), Layout.parse(out)
+
+    def layouts(self) -> tuple[str, str, str]:
+        data, kernel, out = self.blocked_layouts()
+        return data.name, kernel.name, out.name
+
+    def plain(self) -> Conv2DOp:
+        """The ``NCHW`` / ``OIHW`` convolution with the same attributes."""
+        return cast(
+            Conv2DOp,
+            self.layout_variant(
+                Conv2DOp,
+                {"data_layout": "NCHW", "kernel_layout": "OIHW", "out_layout": ""},
+            ),
+        )
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        data, weight = (
+            ranked(operand_types[0], "data"),
+            ranked(operand_types[1], "weight"),
+        )
+        data_layout, kernel_layout, out_layout = self.blocked_layouts()
+        if get_int(self.groups) != 1:
+            raise TypeRelationError(
+                f"groups must be 1 (a grouped convolution has no NCHWc form), got "
+                f"{get_int(self.groups)}"
+            )
+        plain_types = [
+            tensor(_unblock(data.get_shape(), data_layout, "data"), data.element_type),
+            tensor(
+                _unblock(weight.get_shape(), kernel_layout, "weight"),
+                weight.element_type,
+            ),
+        ]
+        (out,) = self.plain().type_relation(plain_types)
+        out = ranked(out)
+        shape = _block(out.get_shape(), out_layout, "output")
+        return [tensor(shape, out.get_element_type())]
+
+    def compute(self, *args: Any) -> Any:
+        data_layout, kernel_layout, out_layout = self.blocked_layouts()
+        x = transform_array(args[0], data_layout, "NCHW")
+        w = transform_array(args[1], kernel_layout, "OIHW")
+        out = self.plain().compute(x, w)
+        return transform_array(out, "NCHW", out_layout)
+
+
+def _unblock(shape: Sequence[int], layout: Layout, what: str) -> tuple[int, ...]:
+    """A shape in a blocked layout → the shape in its primal axes (``?`` stays)."""
+    if len(shape) != layout.ndim:
+        raise TypeRelationError(
+            f"{what} layout '{layout}' needs a rank-{layout.ndim} tensor, got shape "
+            f"{shape_str(shape)}"
+        )
+    out: list[int] = []
+    for k, a in enumerate(layout.axes):
+        if not a.is_primal:
+            continue
+        size = shape[k]
+        factor = layout.factor_of(a.letter)
+        if factor > 0:
+            inner = shape[layout.index_of(a.letter.lower())]
+            if inner not in (factor, DYN):
+                raise TypeRelationError(
+                    f"{what} dimension {inner} of sub-axis '{factor}"
+                    f"{a.letter.lower()}' differs from its block {factor} (layout "
+                    f"'{layout}', shape {shape_str(shape)})"
+                )
+            size = DYN if size == DYN else size * factor
+        out.append(size)
+    return tuple(out)
+
+
+def _block(shape: Sequence[int], layout: Layout, what: str) -> tuple[int, ...]:
+    """A shape in the primal axes of ``layout`` → the shape in ``layout``."""
+    extent = dict(zip(layout.primal_letters, shape, strict=True))
+    out: list[int] = []
+    for a in layout.axes:
+        if a.factor is not None:
+            out.append(a.factor)
+            continue
+        size = extent[a.letter]
+        factor = layout.factor_of(a.letter)
+        if factor > 0 and size != DYN:
+            if size % factor:
+                raise TypeRelationError(
+                    f"the {what}'s axis {a.letter} of size {size} is not divisible by "
+                    f"the block {factor} of layout '{layout}'"
+                )
+            size //= factor
+        out.append(size)
+    return tuple(out)
+
 
 # ---------------------------------------------------------------------------------------
 # Dense and matrix products
@@ -529,6 +888,115 @@ class DenseOp(RelayOp):
         npd = _np_out(self.out_dtype, args[0])
         x, wt = args[0].astype(npd, copy=False), args[1].astype(npd, copy=False)
         return np.matmul(x, wt.T)
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``DenseInferCorrectLayout``: data and weight in ``NC``, result in
+        ``NC`` (2-D data only)."""
+        if not _ranks_are(old_types, (2, 2)):
+            return None
+        nc = Layout.parse("NC")
+        return InferredLayouts((nc, nc), (nc,))
+
+    def alter_layout(
+        self, target: str, operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """Relay's x86 ``_alter_dense_layout``: a 2-D dense with a static weight becomes
+        ``contrib_dense_pack`` with the weight packed as ``NC{n}n``; ``n`` comes from
+        :func:`~xrelay.dialects.relay.cpu_layout.choose_dense_packing`."""
+        if not is_cpu_target(target):
+            return None
+        shapes = _static_shapes(operand_types)
+        if shapes is None or len(shapes[0]) != 2 or len(shapes[1]) != 2:
+            return None
+        n = choose_dense_packing(shapes[1][0], shapes[1][1])
+        if n is None:
+            return None
+        return self.layout_variant(DensePackOp, {"weight_layout": f"NC{n}n"})
+
+
+@irdl_op_definition
+class DensePackOp(RelayOp):
+    """``data @ unpack(weight).T`` with the weight packed in ``weight_layout``
+    ``NC{n}n``: ``[units/n, K, n]`` where ``unpack`` gives ``[units, K]``. ``data`` is
+    ``[M, K]``; the result ``[M, units]``. Made by AlterOpLayout on CPUs (Relay's
+    ``nn.contrib_dense_pack``)."""
+
+    name = "relay.nn.contrib_dense_pack"
+    data = operand_def(ANY_TENSOR)
+    weight = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    weight_layout = str_prop()
+    units = opt_int_prop()
+    out_dtype = opt_dtype_prop()
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    def packing(self) -> tuple[Layout, int]:
+        """The weight layout and its packing factor ``n``."""
+        text = get_str(self.weight_layout)
+        layout = layout_of(text)
+        if (
+            layout is None
+            or layout.ndim != 3
+            or layout.axes[:2] != (LayoutAxis("N"), LayoutAxis("C"))
+            or layout.axes[2].letter != "n"
+        ):
+            raise TypeRelationError(
+                f"weight_layout '{text}' is not supported (expected NC{{n}}n, e.g. "
+                "NC16n)"
+            )
+        return layout, layout.factor_of("n")
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        data, weight = (
+            ranked(operand_types[0], "data"),
+            ranked(operand_types[1], "weight"),
+        )
+        layout, n = self.packing()
+        ds, ws = data.get_shape(), weight.get_shape()
+        if len(ds) != 2:
+            raise TypeRelationError(
+                f"data must be a matrix [M, K], got {shape_str(ds)}"
+            )
+        if len(ws) != 3 or not _dims_agree(ws[2], n):
+            raise TypeRelationError(
+                f"weight must be [units/{n}, K, {n}] for weight_layout '{layout}', got "
+                f"{shape_str(ws)}"
+            )
+        if not _dims_agree(ds[1], ws[1]):
+            raise TypeRelationError(
+                f"data's last dimension {ds[1]} does not match the weight's K {ws[1]}"
+            )
+        units = DYN if ws[0] == DYN else ws[0] * n
+        _check_units(self.units, units)
+        elem = _out_elem(self.out_dtype, [data, weight], ["data", "weight"])
+        return [tensor((ds[0], units), elem)]
+
+    def compute(self, *args: Any) -> Any:
+        layout, _ = self.packing()
+        npd = _np_out(self.out_dtype, args[0])
+        x = args[0].astype(npd, copy=False)
+        wt = transform_array(args[1], layout, "NC").astype(npd, copy=False)
+        return np.matmul(x, wt.T)
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``DensePackInferCorrectLayout``: data in ``NC``, the weight in
+        ``weight_layout``, result in ``NC``."""
+        weight = layout_of(get_str(self.weight_layout))
+        if weight is None:
+            return None
+        nc = Layout.parse("NC")
+        return InferredLayouts((nc, weight), (nc,))
 
 
 @irdl_op_definition
@@ -733,6 +1201,15 @@ class DropoutOp(RelayOp):
         x = args[0]
         return (x, np.ones_like(x))
 
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Element-wise: output and mask follow the input's layout."""
+        return elementwise_layouts(new_layouts, old_layouts, n_outputs=2)
+
 
 @irdl_op_definition
 class BatchFlattenOp(RelayOp):
@@ -824,6 +1301,43 @@ class PadOp(RelayOp):
             return np.pad(x, widths, mode="constant", constant_values=np.asarray(value))
         return np.pad(x, widths, mode="edge" if mode == "edge" else "reflect")
 
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``PadInferCorrectLayout``: ``pad_width`` follows the axes into the
+        producer's new layout, unless a padded axis is split there (then the data goes
+        back to its original layout); ``pad_value`` is a scalar."""
+        old = old_layouts[0]
+        if old is None or not isinstance(old_types[0], TensorType):
+            return None
+        rank = len(old_types[0].get_shape())
+        if old.ndim != rank:
+            return None
+        try:
+            widths = self.widths(rank)
+        except TypeRelationError:
+            return None
+        keep = InferredLayouts((old, SCALAR), (old,))
+        if new_layouts is None or new_layouts[0] is None or new_layouts[0] == old:
+            return keep
+        new = new_layouts[0]
+        by_letter = {a.letter: w for a, w in zip(old.axes, widths, strict=True)}
+        new_widths: list[int] = []
+        for a in new.axes:
+            if a.is_primal and a.letter in by_letter:
+                new_widths += by_letter[a.letter]
+                continue
+            width = by_letter.get(a.primal_letter)
+            if width is None:
+                return None
+            if width != (0, 0):  # a padded axis is split: keep the original layout
+                return keep
+            new_widths += (0, 0)
+        return InferredLayouts((new, SCALAR), (new,), {"pad_width": new_widths})
+
 
 NN_OPS: list[type[RelayOp]] = [
     Conv2DOp,
@@ -838,3 +1352,7 @@ NN_OPS: list[type[RelayOp]] = [
     BatchFlattenOp,
     PadOp,
 ]
+
+CONTRIB_NN_OPS: list[type[RelayOp]] = [Conv2DNCHWcOp, DensePackOp]
+"""Ops only AlterOpLayout (or ConvertLayout with blocked layouts) makes: Relay's
+``nn.contrib_conv2d_NCHWc`` and ``nn.contrib_dense_pack``."""

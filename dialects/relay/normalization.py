@@ -43,6 +43,14 @@ from xrelay.dialects.relay.base import (
     tensor,
 )
 from xrelay.dialects.relay.dtypes import is_float
+from xrelay.dialects.relay.layout import Layout
+from xrelay.dialects.relay.layout_rules import (
+    InferredLayouts,
+    MaybeLayout,
+    channel_axis_layouts,
+    is_split,
+    letters_axes,
+)
 
 # ---------------------------------------------------------------------------------------
 # Helpers
@@ -151,6 +159,14 @@ class AffineNormOp(RelayOp):
         )
 
 
+_VECTOR = Layout.parse("C")
+"""The layout of a per-channel vector operand or result."""
+
+
+def _rank(ty: Attribute) -> int:
+    return len(ty.get_shape()) if isinstance(ty, TensorType) else -1
+
+
 # ---------------------------------------------------------------------------------------
 # Ops
 # ---------------------------------------------------------------------------------------
@@ -204,6 +220,25 @@ class BatchNormOp(RelayOp):
         y = _affine(y, gamma, beta, axis, get_bool(self.scale), get_bool(self.center))
         return (y, mean, var)
 
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``BatchNormInferCorrectLayout``: ``axis`` follows the data into its
+        new layout (not when that axis is split); the vectors and the two statistics
+        results are ``C``."""
+        rank = _rank(old_types[0])
+        return channel_axis_layouts(
+            new_layouts,
+            old_layouts,
+            rank,
+            get_int(self.axis),
+            [_VECTOR] * 4,
+            extra_outputs=[_VECTOR, _VECTOR],
+        )
+
 
 @irdl_op_definition
 class LayerNormOp(AffineNormOp):
@@ -215,6 +250,22 @@ class LayerNormOp(AffineNormOp):
 
     def normalise(self, x: Array, axis: int, eps: float) -> Array:
         return _normalise(x, (axis,), eps)
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``NormalizationInferCorrectLayout``: ``axis`` follows the data into
+        its new layout (not when that axis is split); ``gamma``/``beta`` are ``C``."""
+        return channel_axis_layouts(
+            new_layouts,
+            old_layouts,
+            _rank(old_types[0]),
+            get_int(self.axis),
+            [_VECTOR] * 2,
+        )
 
 
 @irdl_op_definition
@@ -261,6 +312,30 @@ class InstanceNormOp(AffineNormOp):
         axes = tuple(i for i in range(1, x.ndim) if i != axis)
         return _normalise(x, axes, eps)
 
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """As ``layer_norm``; the new layout must also keep the batch axis (axis 0)
+        first and unsplit, since every other axis is normalised."""
+        inferred = channel_axis_layouts(
+            new_layouts,
+            old_layouts,
+            _rank(old_types[0]),
+            get_int(self.axis),
+            [_VECTOR] * 2,
+        )
+        old = old_layouts[0]
+        if inferred is None or old is None or inferred.inputs[0] == old:
+            return inferred
+        new = inferred.inputs[0]
+        batch = old.axes[0]
+        if new.axes[0] != batch or is_split(new, batch.letter):
+            return None
+        return inferred
+
 
 @irdl_op_definition
 class L2NormalizeOp(RelayOp):
@@ -294,6 +369,32 @@ class L2NormalizeOp(RelayOp):
         x = args[0]
         sq = np.sum(x * x, axis=self.axes(x.ndim), keepdims=True)
         return x / np.sqrt(np.maximum(sq, x.dtype.type(get_float(self.eps))))
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``L2NormalizeInferCorrectLayout``: ``axis`` follows its letters into
+        the producer's new layout (both parts of a split axis are summed)."""
+        old = old_layouts[0]
+        rank = _rank(old_types[0])
+        if old is None or old.ndim != rank:
+            return None
+        new = new_layouts[0] if new_layouts is not None else None
+        if new is None or new == old:
+            return InferredLayouts((old,), (old,))
+        if self.axis is None:
+            return InferredLayouts((new,), (new,))
+        try:
+            axes = self.axes(rank)
+        except TypeRelationError:
+            return None
+        if any(not old.axes[a].is_primal for a in axes):
+            return None
+        moved = letters_axes(new, [old.axes[a].letter for a in axes])
+        return InferredLayouts((new,), (new,), {"axis": moved})
 
 
 @irdl_op_definition

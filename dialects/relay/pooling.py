@@ -44,6 +44,12 @@ from xrelay.dialects.relay.base import (
     str_prop,
     tensor,
 )
+from xrelay.dialects.relay.layout_rules import (
+    InferredLayouts,
+    LayoutConversionError,
+    MaybeLayout,
+    layout_of,
+)
 from xrelay.dialects.relay.nn import (
     PaddedOp,
     check_layout,
@@ -117,6 +123,53 @@ class Pool2DBase(RelayOp):
         layout, out_layout = self.layouts()
         out = self.pool(to_layout(args[0], layout, "NCHW"))
         return to_layout(out, "NCHW", out_layout)
+
+    # -- layout hooks --------------------------------------------------------------------
+
+    DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data",)
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``PoolInferCorrectLayout``: with ``out_layout`` set the op keeps its
+        layouts; otherwise it takes the layout its producer gives (xrelay's pools take
+        permutations of ``NCHW`` only: a blocked input goes back to ``layout``)."""
+        layout = get_str(self.layout)
+        data = layout_of(layout)
+        out = layout_of(get_str(self.out_layout) or layout)
+        if data is None or out is None:
+            return None
+        if get_str(self.out_layout) or new_layouts is None:
+            return InferredLayouts((data,), (out,))
+        new = new_layouts[0]
+        if new is None or new == data or not _is_nchw_permutation(new.name):
+            return InferredLayouts((data,), (data,))
+        return InferredLayouts((new,), (new,), {"layout": new.name})
+
+    def convert_layout(
+        self, desired: Sequence[str], operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """Relay's ``convert_*pool2d``: ``layout`` and ``out_layout`` become
+        ``desired[0]`` (a permutation of ``NCHW``)."""
+        if len(desired) != 1:
+            raise LayoutConversionError(
+                f"{self.name} takes 1 desired layout, got {len(desired)}: "
+                f"{list(desired)}"
+            )
+        layout = desired[0]
+        if not _is_nchw_permutation(layout):
+            raise LayoutConversionError(
+                f"{self.name} cannot take the layout '{layout}' (expected a "
+                "permutation of NCHW)"
+            )
+        return self.layout_variant(updates={"layout": layout, "out_layout": layout})
+
+
+def _is_nchw_permutation(layout: str) -> bool:
+    return len(layout) == 4 and sorted(layout) == sorted("NCHW")
 
 
 # ---------------------------------------------------------------------------------------

@@ -39,6 +39,8 @@ from xrelay.dialects.relay.base import (
     tensor,
 )
 from xrelay.dialects.relay.dtypes import is_bool, is_float
+from xrelay.dialects.relay.layout import Layout, LayoutAxis
+from xrelay.dialects.relay.layout_rules import InferredLayouts, MaybeLayout
 
 I32 = IntegerType(32)
 
@@ -143,6 +145,68 @@ class AxisReduceOp(RelayOp):
         with np.errstate(all="ignore"):
             out = np.asarray(self.reduce(x, axes))
         return out.reshape(reduced_shape(x.shape, axes, self.keep()))
+
+    # -- layout hooks --------------------------------------------------------------------
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``ReduceInferCorrectLayout``: the reduced axes follow their letters
+        into the producer's new layout (a split axis is reduced in both parts, e.g.
+        ``axis=[1]`` of ``NCHW`` is ``axis=[1, 4]`` of ``NCHW8c``); the result layout
+        drops the reduced axes (keeps them, with a ``1`` block, with ``keepdims``)."""
+        old = old_layouts[0]
+        if old is None or not isinstance(old_types[0], TensorType):
+            return None
+        rank = len(old_types[0].get_shape())
+        if old.ndim != rank:
+            return None
+        try:
+            reduced = self.axes(rank)
+        except TypeRelationError:
+            return None
+        exclude_attr = self.attr("exclude")
+        exclude = exclude_attr is not None and get_bool(exclude_attr)
+        dims = {old.axes[a].primal_letter for a in reduced}
+        n_in = len(old_layouts)
+        in_old, out_old, _ = _reduce_layout(old, dims, exclude, self.keep())
+        keep = InferredLayouts((in_old,) * n_in, (out_old,))
+        if new_layouts is None or new_layouts[0] is None or new_layouts[0] == old:
+            return keep
+        new = new_layouts[0]
+        if not reduced or any(not a.is_primal for a in old.axes):
+            return keep
+        if not self.may_adapt(reduced):
+            return None
+        in_new, out_new, axes = _reduce_layout(new, dims, exclude, self.keep())
+        return InferredLayouts((in_new,) * n_in, (out_new,), {"axis": axes})
+
+    def may_adapt(self, reduced: Sequence[int]) -> bool:
+        """Whether the op may follow a new layout (index reductions over several axes
+        depend on the axes' order)."""
+        return True
+
+
+def _reduce_layout(
+    layout: Layout, dims: set[str], exclude: bool, keepdims: bool
+) -> tuple[Layout, Layout, list[int]]:
+    """The input layout, the result layout and the ``axis`` attribute of a reduction of
+    the primal axes ``dims`` of a tensor in ``layout`` (``axis`` lists the kept axes
+    with ``exclude``)."""
+    out: list[LayoutAxis] = []
+    listed: list[int] = []
+    for k, a in enumerate(layout.axes):
+        is_reduced = a.primal_letter in dims
+        if is_reduced != exclude:
+            listed.append(k)
+        if not is_reduced:
+            out.append(a)
+        elif keepdims:
+            out.append(a if a.is_primal else LayoutAxis(a.letter, 1))
+    return layout, Layout(out), listed
 
 
 class ReduceOp(AxisReduceOp):
@@ -266,6 +330,11 @@ class ArgReduceOp(ReduceOp):
     def pick(self, flat: Array) -> Array:
         """The index of the extreme element along the last axis."""
         raise NotImplementedError
+
+    def may_adapt(self, reduced: Sequence[int]) -> bool:
+        """Only over one axis: the index over several axes is a row-major position,
+        which depends on the axes' order."""
+        return len(reduced) == 1
 
     def reduce(self, x: Array, axes: tuple[int, ...]) -> Array:
         kept_shape = reduced_shape(x.shape, axes, keepdims=False)

@@ -64,6 +64,12 @@ from xrelay.dialects.relay.base import (
 )
 from xrelay.dialects.relay.dtypes import is_int, numpy_dtype
 from xrelay.dialects.relay.layout import Layout, transform_array
+from xrelay.dialects.relay.layout_rules import (
+    InferredLayouts,
+    MaybeLayout,
+    is_split,
+    same_primal_axes,
+)
 
 INT64_MAX = 2**63 - 1
 """Relay's stand-in for "to the end" in strided-slice bounds."""
@@ -72,6 +78,11 @@ INT64_MAX = 2**63 - 1
 # ---------------------------------------------------------------------------------------
 # Small helpers
 # ---------------------------------------------------------------------------------------
+
+
+def _rank(ty: Attribute) -> int:
+    """The rank of a ranked tensor type, -1 for anything else."""
+    return len(ty.get_shape()) if isinstance(ty, TensorType) else -1
 
 
 def _static(shape: Sequence[int]) -> bool:
@@ -362,6 +373,32 @@ class TransposeOp(_UnaryTransformOp):
     def compute(self, *args: Any) -> Any:
         return np.transpose(args[0], self._perm(args[0].ndim))
 
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``TransposeInferCorrectLayout``: ``axes`` follow their letters into
+        the producer's new layout (when it has the same axes); the result layout is the
+        input layout permuted."""
+        old = old_layouts[0]
+        if old is None or old.ndim != _rank(old_types[0]):
+            return None
+        try:
+            perm = self._perm(old.ndim)
+        except TypeRelationError:
+            return None
+        layout, axes = old, perm
+        new = new_layouts[0] if new_layouts is not None else None
+        if new is not None and new != old and new.ndim == old.ndim:
+            moved = [new.index_of(old.axes[a].letter) for a in perm]
+            if all(k >= 0 for k in moved):
+                layout, axes = new, moved
+        out = Layout([layout.axes[a] for a in axes])
+        attrs: dict[str, object] = {"axes": axes} if layout is not old else {}
+        return InferredLayouts((layout,), (out,), attrs)
+
 
 @irdl_op_definition
 class ExpandDimsOp(_UnaryTransformOp):
@@ -403,6 +440,43 @@ class SqueezeOp(_UnaryTransformOp):
                     f"{shape_str(shape)}); it must have size 1"
                 )
         return [d for k, d in enumerate(shape) if k not in drop]
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``SqueezeInferCorrectLayout``: the squeezed axes follow their
+        letters into the producer's new layout (not when one is split there); the
+        result layout drops them."""
+        old = old_layouts[0]
+        if old is None or not isinstance(old_types[0], TensorType):
+            return None
+        shape = old_types[0].get_shape()
+        if old.ndim != len(shape):
+            return None
+        if self.axis is None:
+            drop = [k for k, d in enumerate(shape) if d == 1]
+        else:
+            try:
+                drop = [normalize_axis(a, len(shape)) for a in get_ints(self.axis)]
+            except TypeRelationError:
+                return None
+        layout, axes = old, drop
+        new = new_layouts[0] if new_layouts is not None else None
+        if new is not None and new != old:
+            letters = [old.axes[a] for a in drop]
+            if all(
+                a.is_primal
+                and new.index_of(a.letter) >= 0
+                and not is_split(new, a.letter)
+                for a in letters
+            ):
+                layout, axes = new, sorted(new.index_of(a.letter) for a in letters)
+        out = Layout([a for k, a in enumerate(layout.axes) if k not in axes])
+        attrs: dict[str, object] = {"axis": axes} if layout is not old else {}
+        return InferredLayouts((layout,), (out,), attrs)
 
     def compute(self, *args: Any) -> Any:
         return args[0].reshape(self.out_shape(args[0].shape))
@@ -467,6 +541,35 @@ class ConcatenateOp(RelayOp):
 
     def compute(self, *args: Any) -> Any:
         return np.concatenate(args, axis=get_int(self.axis))
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``ConcatenateLayout``: when every operand comes in one new layout,
+        ``axis`` follows its letter there; otherwise every operand takes the first
+        known original layout (the concatenated axis must not be a sub-axis)."""
+        ref = next((x for x in old_layouts if x is not None), None)
+        rank = _rank(old_types[0])
+        if ref is None or ref.ndim != rank:
+            return None
+        try:
+            axis = normalize_axis(get_int(self.axis), rank)
+        except TypeRelationError:
+            return None
+        n = len(old_layouts)
+        if new_layouts is not None and ref.axes[axis].is_primal:
+            first = new_layouts[0]
+            if first is not None and all(x == first for x in new_layouts):
+                k = first.index_of(ref.axes[axis].letter)
+                if k >= 0:
+                    attrs: dict[str, object] = {"axis": k} if first != ref else {}
+                    return InferredLayouts((first,) * n, (first,), attrs)
+        if not ref.axes[axis].is_primal:
+            return None
+        return InferredLayouts((ref,) * n, (ref,))
 
 
 @irdl_op_definition
@@ -568,6 +671,50 @@ class SplitOp(RelayOp):
             dims[axis] = DYN if stop == DYN else stop - start
             types.append(tensor(dims, x.get_element_type()))
         return types
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``SplitInferCorrectLayout``: ``axis`` follows its letter into the
+        producer's new layout; when that axis is split by ``f``, the split points are
+        divided by ``f`` (they, or the piece sizes, must be multiples of ``f``);
+        otherwise the data goes back to its original layout."""
+        old = old_layouts[0]
+        if old is None or not isinstance(old_types[0], TensorType):
+            return None
+        shape = old_types[0].get_shape()
+        if old.ndim != len(shape) or not shape:
+            return None
+        try:
+            axis = normalize_axis(get_int(self.axis), len(shape))
+            pieces = len(self.pieces(shape[axis]))
+        except TypeRelationError:
+            return None
+        keep = InferredLayouts((old,), (old,) * pieces)
+        new = new_layouts[0] if new_layouts is not None else None
+        letter = old.axes[axis]
+        if new is None or new == old or not letter.is_primal:
+            return keep
+        k = new.index_of(letter.letter)
+        if k < 0:
+            return keep
+        attrs: dict[str, object] = {"axis": k}
+        factor = new.factor_of(letter.letter)
+        if factor > 0:
+            ios = self.indices_or_sections
+            if isinstance(ios, IntegerAttr):
+                dim = shape[axis]
+                if dim == DYN or (dim // factor) % max(get_int(ios), 1):
+                    return keep
+            else:
+                points = list(get_ints(ios))
+                if any(p < 0 or p % factor for p in points):
+                    return keep
+                attrs["indices_or_sections"] = [p // factor for p in points]
+        return InferredLayouts((new,), (new,) * pieces, attrs)
 
     def compute(self, *args: Any) -> Any:
         x: Array = args[0]
@@ -699,6 +846,80 @@ class StridedSliceOp(_UnaryTransformOp):
             stop = start + stride * length  # -1 and below: "past index 0"
             index[a] = slice(start, stop if stop >= 0 else None, stride)
         return np.ascontiguousarray(x[tuple(index)])
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``StridedSliceInferCorrectLayout``: the sliced axes follow their
+        letters into the producer's new layout (with explicit ``axes``); an axis split
+        by ``f`` there can be sliced only with stride 1 and bounds that are multiples
+        of ``f`` (divided by ``f``), else the data goes back to its original layout.
+        A blocked original layout is not changed."""
+        old = old_layouts[0]
+        if old is None or not isinstance(old_types[0], TensorType):
+            return None
+        shape = old_types[0].get_shape()
+        if old.ndim != len(shape):
+            return None
+        keep = InferredLayouts((old,), (old,))
+        new = new_layouts[0] if new_layouts is not None else None
+        if new is None or new == old:
+            return keep
+        if any(not a.is_primal for a in old.axes) or not same_primal_axes(old, new):
+            return keep
+        try:
+            plan = self._plan(shape)
+        except TypeRelationError:
+            return None
+        size_mode = get_str(self.slice_mode) == "size"
+        begin: list[int] = []
+        end: list[int] = []
+        strides: list[int] = []
+        axes: list[int] = []
+        for (a, b, e, st), (_, start, stride, length) in zip(
+            self._entries(len(shape)), plan, strict=True
+        ):
+            if start == 0 and stride == 1 and length == shape[a] != DYN:
+                continue  # the whole axis: nothing to slice
+            letter = old.axes[a].letter
+            axes.append(new.index_of(letter))
+            factor = new.factor_of(letter)
+            if factor <= 0:
+                begin.append(b)
+                end.append(e)
+                strides.append(st)
+                continue
+            if (stride != 1 and not size_mode) or DYN in (shape[a], length):
+                return keep
+            if start % factor or length % factor:
+                return keep
+            begin.append(start // factor)
+            end.append(length // factor if size_mode else (start + length) // factor)
+            strides.append(1)
+        attrs: dict[str, object] = {
+            "begin": begin,
+            "end": end,
+            "strides": strides,
+            "axes": axes,
+        }
+        return InferredLayouts((new,), (new,), attrs)
+
+    def _entries(self, rank: int) -> list[tuple[int, int, int, int]]:
+        """``(axis, begin, end, stride)`` of every sliced axis as the attributes give
+        them, with Relay's defaults for missing trailing entries."""
+        begin, end = list(get_ints(self.begin)), list(get_ints(self.end))
+        strides = [] if self.strides is None else list(get_ints(self.strides))
+        if self.axes is not None:
+            axes = [normalize_axis(a, rank) for a in get_ints(self.axes)]
+            strides = strides or [1] * len(axes)
+            return list(zip(axes, begin, end, strides, strict=True))
+        strides += [1] * (rank - len(strides))
+        begin += [0 if s > 0 else INT64_MAX for s in strides[len(begin) :]]
+        end += [INT64_MAX if s > 0 else 0 for s in strides[len(end) :]]
+        return list(zip(range(rank), begin, end, strides, strict=True))
 
 
 def _wrap_indices(idx: Array, size: int, mode: str) -> Array:

@@ -1,0 +1,54 @@
+"""The CPU layout policy of AlterOpLayout, in one place so that the lowering can tune it.
+
+Relay's x86 ``FTVMAlterOpLayout`` hooks turn ``nn.conv2d`` into
+``nn.contrib_conv2d_NCHWc`` (data ``NCHW{ic}c``, kernel ``OIHW{ic}i{oc}o``, output
+``NCHW{oc}c``) and ``nn.dense`` into ``nn.contrib_dense_pack`` (weight ``NC{n}n``),
+with block sizes from the tuning log or a fallback. xrelay has no tuning log: the block
+sizes come from the functions below, which the ops' ``alter_layout`` hooks call.
+
+The fallback: the largest of :data:`BLOCK_CANDIDATES` that divides the channel count;
+when no candidate divides a count (the block would be 1) the op is not altered: e.g. a
+first convolution on 3-channel images stays ``NCHW`` and the next one transforms its
+input.
+"""
+
+from __future__ import annotations
+
+BLOCK_CANDIDATES: tuple[int, ...] = (16, 8, 4, 2)
+"""Block sizes tried, best first (16 float32 lanes fill an AVX-512 register)."""
+
+CPU_TARGETS: tuple[str, ...] = ("llvm", "cpu", "x86", "x86_64", "c")
+"""Target names (first word of the target string) whose layout policy this is."""
+
+
+def is_cpu_target(target: str) -> bool:
+    """Whether ``target`` (``"llvm"``, ``"llvm -mcpu=skylake"``, ``"cpu"``...) is a CPU
+    target these hooks apply to."""
+    words = target.split()
+    return bool(words) and words[0].lower() in CPU_TARGETS
+
+
+def block_size(extent: int) -> int:
+    """The largest block of :data:`BLOCK_CANDIDATES` dividing ``extent``, else 1."""
+    if extent <= 0:
+        return 1
+    return next((b for b in BLOCK_CANDIDATES if extent % b == 0), 1)
+
+
+def choose_conv2d_blocking(
+    in_channels: int, out_channels: int
+) -> tuple[int, int] | None:
+    """``(ic_block, oc_block)`` for a 2-D convolution with these channel counts, or
+    ``None`` for no blocking (a count without a block larger than 1: the convolution
+    is left alone)."""
+    ic, oc = block_size(in_channels), block_size(out_channels)
+    if ic == 1 or oc == 1:
+        return None
+    return ic, oc
+
+
+def choose_dense_packing(units: int, in_features: int) -> int | None:
+    """The packing factor ``n`` of a dense weight ``[units, in_features]`` (packed as
+    ``[units/n, in_features, n]``), or ``None`` to leave the dense alone."""
+    n = block_size(units)
+    return n if n > 1 else None

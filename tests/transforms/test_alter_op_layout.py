@@ -1,0 +1,358 @@
+"""AlterOpLayout: Relay's test_pass_alter_op_layout.py scenarios with the x86 hooks
+(blocked NCHW{c}c convolutions, packed dense weights) on builder models, with the
+interpreter's numbers before and after (rtol 1e-5)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation
+
+from xrelay import relay
+from xrelay.dialects.relay import cpu_layout, nn
+from xrelay.dialects.relay.base import get_int, get_ints, get_str
+from xrelay.frontend.relay.analysis import free_vars
+from xrelay.pass_manager import PassContext, Sequential, get_pass
+from xrelay.pass_manager.registry import UnknownPassError, lookup
+from xrelay.runtime import interpret
+from xrelay.transforms.alter_op_layout import AlterOpLayout
+
+DT = "float64"
+
+# ---------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------
+
+
+def module_of(mod: Any) -> ModuleOp:
+    return mod if isinstance(mod, ModuleOp) else mod.module
+
+
+def main_ops(mod: Any) -> list[Operation]:
+    for f in module_of(mod).ops:
+        if isinstance(f, FuncOp) and f.sym_name.data == "main":
+            return [op for op in f.walk() if op is not f]
+    raise KeyError("main")
+
+
+def names(mod: Any) -> list[str]:
+    return [op.name for op in main_ops(mod)]
+
+
+def ops_named(mod: Any, name: str) -> list[Operation]:
+    return [op for op in main_ops(mod) if op.name == name]
+
+
+def transforms(mod: Any) -> list[tuple[str, str]]:
+    return [
+        (get_str(op.properties["src_layout"]), get_str(op.properties["dst_layout"]))
+        for op in ops_named(mod, "relay.layout_transform")
+    ]
+
+
+def prop_str(op: Operation, name: str) -> str:
+    return get_str(op.properties[name])
+
+
+def var(name: str, shape: Sequence[int], dtype: str = DT) -> Any:
+    return relay.var(name, shape=tuple(shape), dtype=dtype)
+
+
+def weight(shape: Sequence[int], seed: int = 1) -> Any:
+    rng = np.random.default_rng(seed)
+    return relay.const(rng.uniform(-1, 1, tuple(shape)).astype(DT), dtype=DT)
+
+
+def build(out: Any) -> Any:
+    return relay.IRModule.from_expr(relay.Function(free_vars(out), out))
+
+
+def flat(value: Any) -> list[np.ndarray[Any, Any]]:
+    if isinstance(value, tuple):
+        return [a for v in value for a in flat(v)]
+    return [np.asarray(value)]
+
+
+def assert_same_numbers(before: Any, after: Any) -> None:
+    rng = np.random.default_rng(0)
+    func = next(f for f in module_of(before).ops if isinstance(f, FuncOp))
+    args: list[Any] = []
+    for arg in func.body.block.args:
+        ty = arg.type
+        assert isinstance(ty, TensorType)
+        args.append(rng.uniform(-1, 1, ty.get_shape()).astype(DT))
+    expected, got = flat(interpret(before, *args)), flat(interpret(after, *args))
+    for e, g in zip(expected, got, strict=True):
+        assert e.shape == g.shape
+        assert e.dtype == g.dtype
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-12)
+
+
+def alter(out: Any, target: str = "llvm") -> tuple[Any, Any]:
+    mod = build(out)
+    after = AlterOpLayout(target)(mod)
+    module_of(after).verify()
+    assert_same_numbers(mod, after)
+    return mod, after
+
+
+def conv(x: Any, w: Any, **kw: Any) -> Any:
+    return relay.nn.conv2d(x, w, **kw)
+
+
+# ---------------------------------------------------------------------------------------
+# scenarios
+# ---------------------------------------------------------------------------------------
+
+
+def test_alter_conv_to_nchwc():
+    """Relay's test_alter_layout: conv2d -> contrib_conv2d_NCHWc, the constant weight
+    transformed, the result back in NCHW."""
+    x = var("x", (1, 8, 6, 6))
+    _, after = alter(relay.nn.relu(conv(x, weight((16, 8, 3, 3)), padding=(1, 1))))
+    (c,) = ops_named(after, "relay.nn.contrib_conv2d_NCHWc")
+    assert prop_str(c, "data_layout") == "NCHW8c"
+    assert prop_str(c, "kernel_layout") == "OIHW8i16o"
+    assert prop_str(c, "out_layout") == "NCHW16c"
+    assert transforms(after) == [
+        ("NCHW", "NCHW8c"),
+        ("OIHW", "OIHW8i16o"),
+        ("NCHW16c", "NCHW"),
+    ]
+    # the relu runs on the blocked value: the last transform is after it
+    assert names(after)[-2:] == ["relay.layout_transform", "func.return"]
+    (w,) = [
+        op
+        for op in ops_named(after, "relay.layout_transform")
+        if prop_str(op, "src_layout") == "OIHW"
+    ]
+    assert w.operands[0].owner.name == "relay.constant"  # type: ignore[union-attr]
+
+
+def test_alter_layout_multi():
+    """Relay's test_alter_layout_multi / test_alter_layout_resnet: a conv chain with a
+    residual add and a canonicalized bias keeps the blocked layout throughout."""
+    x = var("x", (1, 8, 6, 6))
+    y = conv(x, weight((16, 8, 3, 3), 1), padding=(1, 1))
+    y = relay.add(y, relay.expand_dims(var("b", (16,)), axis=1, num_newaxis=2))
+    y = relay.nn.relu(y)
+    y2 = conv(y, weight((16, 16, 1, 1), 2))
+    out = relay.nn.relu(relay.add(y2, y))
+    _, after = alter(out)
+    data = [t for t in transforms(after) if not t[0].startswith("OIHW")]
+    assert data == [("NCHW", "NCHW8c"), ("NCHW", "NCHW16c"), ("NCHW16c", "NCHW")]
+    assert len(ops_named(after, "relay.nn.contrib_conv2d_NCHWc")) == 2
+
+
+def test_alter_layout_dual_path():
+    """Relay's test_alter_layout_dual_path: a blocked value feeding batch_flatten goes
+    back to NCHW for it only."""
+    x = var("x", (1, 8, 4, 4))
+    y = relay.nn.relu(conv(x, weight((8, 8, 3, 3), 1), padding=(1, 1)))
+    y1 = relay.nn.relu(conv(y, weight((8, 8, 3, 3), 2), padding=(1, 1)))
+    y2 = relay.nn.batch_flatten(y)
+    _, after = alter(relay.Tuple([y1, y2]))
+    data = [t for t in transforms(after) if not t[0].startswith("OIHW")]
+    assert sorted(data) == sorted(
+        [("NCHW", "NCHW8c"), ("NCHW8c", "NCHW"), ("NCHW8c", "NCHW")]
+    )
+
+
+def test_alter_layout_broadcast_scalar():
+    """Relay's test_alter_layout_broadcast_scalar_op / test_alter_layout_scalar."""
+    x = var("x", (1, 8, 4, 4))
+    y = conv(x, weight((8, 8, 1, 1)))
+    y = relay.multiply(y, relay.const(2.0, dtype=DT))
+    y = relay.add(y, relay.const(np.ones((8, 1, 1)), dtype=DT))
+    _, after = alter(relay.nn.relu(y))
+    assert ("NCHW", "NCHW8c") in transforms(after)
+    (mul,) = ops_named(after, "relay.multiply")
+    assert mul.operands[1].type == TensorType(mul.operands[1].type.element_type, [])  # type: ignore[attr-defined]
+
+
+def test_alter_layout_concatenate():
+    """Relay's test_alter_layout_concatenate: concatenation along C of two blocked
+    values stays blocked (axis 1, the outer part of C)."""
+    x = var("x", (1, 8, 4, 4))
+    y = conv(x, weight((8, 8, 3, 3), 1), padding=(1, 1))
+    y1 = conv(y, weight((8, 8, 3, 3), 2), padding=(1, 1))
+    _, after = alter(relay.concatenate([y, y1], axis=1))
+    (cat,) = ops_named(after, "relay.concatenate")
+    assert get_int(cat.properties["axis"]) == 1
+    assert cat.results[0].type.get_shape() == (1, 2, 4, 4, 8)  # type: ignore[attr-defined]
+
+
+def test_alter_layout_sum_and_mean():
+    """Relay's test_alter_layout_sum / test_conv2d_reduce_channels: reducing C reduces
+    both parts of the split axis."""
+    x = var("x", (1, 8, 4, 4))
+    y = conv(x, weight((8, 8, 1, 1)))
+    s = relay.sum(y, axis=1)
+    m = relay.mean(y, axis=[2, 3], keepdims=True)
+    _, after = alter(relay.Tuple([s, m]))
+    (total,) = ops_named(after, "relay.sum")
+    assert list(get_ints(total.properties["axis"])) == [1, 4]
+    (mean,) = ops_named(after, "relay.mean")
+    assert list(get_ints(mean.properties["axis"])) == [2, 3]
+    assert ("NCHW8c", "NCHW") in transforms(after)
+
+
+def test_alter_layout_pad():
+    """Relay's test_alter_layout_pad: padding H/W follows; padding C goes back."""
+    x = var("x", (1, 8, 4, 4))
+    y = conv(x, weight((8, 8, 1, 1)))
+    p1 = relay.nn.pad(y, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    p2 = relay.nn.pad(y, ((0, 0), (1, 1), (0, 0), (0, 0)))
+    _, after = alter(relay.Tuple([p1, p2]))
+    pads = ops_named(after, "relay.nn.pad")
+    assert list(get_ints(pads[0].properties["pad_width"])) == [
+        0,
+        0,
+        0,
+        0,
+        1,
+        1,
+        1,
+        1,
+        0,
+        0,
+    ]
+    assert list(get_ints(pads[1].properties["pad_width"])) == [0, 0, 1, 1, 0, 0, 0, 0]
+
+
+def test_strided_slice_packed_to_unpacked():
+    """Relay's test_conv2d_strided_slice_packed_to_unpacked /
+    test_conv2d_strided_slice_arbitrary_stride: a slice of C on block boundaries stays
+    blocked; any other slice of C goes back to NCHW."""
+    x = var("x", (1, 16, 4, 4))
+    y = conv(x, weight((32, 16, 1, 1)))
+    a = relay.strided_slice(y, begin=[0, 16], end=[1, 32])
+    b = relay.strided_slice(y, begin=[0, 2], end=[1, 10])
+    c = relay.strided_slice(y, begin=[0, 0], end=[1, 32], strides=[1, 2])
+    _, after = alter(relay.Tuple([a, b, c]))
+    slices = ops_named(after, "relay.strided_slice")
+    assert list(get_ints(slices[0].properties["begin"])) == [1]
+    assert list(get_ints(slices[0].properties["end"])) == [2]
+    assert list(get_ints(slices[0].properties["axes"])) == [1]
+    assert slices[0].operands[0].type.get_shape() == (1, 2, 4, 4, 16)  # type: ignore[attr-defined]
+    for s in slices[1:]:
+        assert s.operands[0].type.get_shape() == (1, 32, 4, 4)  # type: ignore[attr-defined]
+
+
+def test_alter_layout_prelu_and_bias_add_go_back():
+    """Relay's test_alter_layout_prelu: per-channel ops along a split axis get their
+    operand back in NCHW."""
+    x = var("x", (1, 8, 4, 4))
+    y = conv(x, weight((8, 8, 1, 1)))
+    y = relay.nn.prelu(y, var("alpha", (8,)))
+    y = relay.nn.bias_add(y, var("b", (8,)))
+    _, after = alter(y)
+    (p,) = ops_named(after, "relay.nn.prelu")
+    assert p.operands[0].type.get_shape() == (1, 8, 4, 4)  # type: ignore[attr-defined]
+
+
+def test_alter_layout_pool_goes_back():
+    """xrelay's pools take permutations of NCHW only: a blocked value goes back to
+    NCHW before a pool (Relay's test_alter_layout_pool keeps NCHW16c there)."""
+    x = var("x", (1, 8, 4, 4))
+    y = relay.nn.relu(conv(x, weight((8, 8, 1, 1))))
+    _, after = alter(relay.nn.avg_pool2d(y, pool_size=(2, 2)))
+    order = names(after)
+    assert order.index("relay.nn.avg_pool2d") == order.index("relay.nn.relu") + 2
+
+
+def test_alter_op_dense():
+    """Relay's test_alter_op_dense: dense -> contrib_dense_pack with the weight packed
+    NC{n}n."""
+    x = var("x", (4, 32))
+    _, after = alter(relay.nn.relu(relay.nn.dense(x, weight((24, 32)))))
+    (d,) = ops_named(after, "relay.nn.contrib_dense_pack")
+    assert prop_str(d, "weight_layout") == "NC8n"
+    assert transforms(after) == [("NC", "NC8n")]
+
+
+def test_dense_with_3d_data_is_kept():
+    x = var("x", (2, 4, 32))
+    _, after = alter(relay.nn.dense(x, weight((16, 32))))
+    assert names(after).count("relay.nn.dense") == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "wshape", "kw"),
+    [
+        ((1, 3, 6, 6), (5, 3, 3, 3), {}),  # no block > 1
+        ((1, 3, 6, 6), (16, 3, 3, 3), {}),  # input channels have no block
+        ((1, 8, 6, 6), (8, 4, 3, 3), {"groups": 2}),
+        ((1, 8, 6, 6), (8, 1, 3, 3), {"groups": 8}),  # depthwise
+        ((1, 6, 6, 8), (3, 3, 8, 8), {"data_layout": "NHWC", "kernel_layout": "HWIO"}),
+    ],
+)
+def test_conv_not_altered(data: tuple[int, ...], wshape: tuple[int, ...], kw: Any):
+    """Relay's test_alter_return_none / test_alter_layout_depthwise_conv2d (xrelay has
+    no blocked depthwise op): the convolution stays as it is."""
+    mod, after = alter(conv(var("x", data), weight(wshape), **kw))
+    assert str(module_of(after)) == str(module_of(mod))
+
+
+def test_non_cpu_target_keeps_everything():
+    x = var("x", (1, 8, 6, 6))
+    mod, after = alter(conv(x, weight((16, 8, 3, 3))), target="cuda")
+    assert str(module_of(after)) == str(module_of(mod))
+
+
+def test_twice_is_a_fixed_point():
+    """Running AlterOpLayout on its own output changes nothing (contrib ops have no
+    hook) — Relay's test_not_inplace_modify spirit."""
+    x = var("x", (1, 8, 6, 6))
+    _, once = alter(relay.nn.relu(conv(x, weight((16, 8, 3, 3)))))
+    twice = AlterOpLayout()(once)
+    assert str(module_of(twice)) == str(module_of(once))
+
+
+def test_blocking_policy_is_the_tunable_hook(monkeypatch: pytest.MonkeyPatch):
+    """The block sizes come from cpu_layout.choose_conv2d_blocking (via the op)."""
+    assert cpu_layout.choose_conv2d_blocking(64, 32) == (16, 16)
+    assert cpu_layout.choose_conv2d_blocking(24, 12) == (8, 4)
+    assert cpu_layout.choose_conv2d_blocking(3, 64) is None
+    assert cpu_layout.choose_dense_packing(24, 7) == 8
+    assert cpu_layout.choose_dense_packing(7, 24) is None
+    monkeypatch.setattr(nn, "choose_conv2d_blocking", lambda ic, oc: (4, 2))
+    x = var("x", (1, 8, 6, 6))
+    _, after = alter(conv(x, weight((16, 8, 3, 3))))
+    (c,) = ops_named(after, "relay.nn.contrib_conv2d_NCHWc")
+    assert prop_str(c, "kernel_layout") == "OIHW4i2o"
+
+
+def test_pass_info_and_options():
+    p = AlterOpLayout()
+    assert (p.info.name, p.info.opt_level, p.info.required) == (
+        "AlterOpLayout",
+        3,
+        ("InferType",),
+    )
+    q = get_pass("alter-op-layout", target="cuda")
+    assert isinstance(q, AlterOpLayout)
+    assert q.target == "cuda"
+
+
+def test_in_a_sequential_then_fold_constant():
+    """AlterOpLayout at opt_level 3, then FoldConstant folds the weight transform (when
+    FoldConstant is registered)."""
+    x = var("x", (1, 8, 6, 6))
+    mod = build(relay.nn.relu(conv(x, weight((16, 8, 3, 3)), padding=(1, 1))))
+    try:
+        lookup("FoldConstant")
+    except UnknownPassError:
+        pytest.skip("FoldConstant is not registered")
+    with PassContext(opt_level=3):
+        after = Sequential([AlterOpLayout(), get_pass("FoldConstant")])(mod)
+    assert transforms(after) == [("NCHW", "NCHW8c"), ("NCHW16c", "NCHW")]
+    assert_same_numbers(mod, after)
+    with PassContext(opt_level=2):
+        skipped = Sequential([AlterOpLayout()])(mod)
+    assert "relay.nn.conv2d" in names(skipped)

@@ -1,0 +1,59 @@
+"""AlterOpLayout: let each op pick the layout the target runs it fastest in (mirrors
+Relay's ``AlterOpLayout``: function pass, opt_level 3, requires InferType).
+
+Each op is asked for a replacement by its ``alter_layout(target, operand_types)``
+hook, Relay's ``FTVMAlterOpLayout``. On CPU targets (the default, ``llvm``):
+
+* ``nn.conv2d`` (``NCHW``/``OIHW``, ``groups == 1``, static shapes) becomes
+  ``nn.contrib_conv2d_NCHWc`` with data ``NCHW{ic}c``, kernel ``OIHW{ic}i{oc}o`` and
+  result ``NCHW{oc}c``;
+* ``nn.dense`` (2-D data, static weight) becomes ``nn.contrib_dense_pack`` with the
+  weight packed as ``NC{n}n``;
+
+block sizes from :mod:`xrelay.dialects.relay.cpu_layout` (channels without a block
+larger than 1 leave the op alone). The ops between blocked convolutions follow the
+blocked layout through their layout rules, and ``layout_transform``s are inserted where
+layouts meet (on a weight constant, FoldConstant then folds the transform away); the
+function's results go back to their original layouts (see
+:mod:`xrelay.transforms._layout_rewrite`).
+
+``target`` is a pass option (``alter-op-layout{target="llvm"}``); Relay reads it from
+the current ``Target`` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute
+
+from xrelay.dialects.relay.base import RelayOp
+from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.transforms._layout_rewrite import LayoutRewriter
+
+
+def alter_op_layout(func: FuncOp, target: str = "llvm") -> bool:
+    """Alter the layouts of one function in place for ``target``; True if it
+    changed."""
+
+    def hook(op: RelayOp, types: Sequence[Attribute]) -> RelayOp | None:
+        return op.alter_layout(target, types)
+
+    return LayoutRewriter(hook).rewrite(func)
+
+
+@register_pass("AlterOpLayout", options=[("target", str, "llvm")])
+class AlterOpLayout(FunctionPass):
+    """Replace ops by the target's preferred layouts (CPU: blocked ``NCHW{c}c``
+    convolutions, packed dense weights) and insert the layout transforms between
+    (Relay's AlterOpLayout: function pass, opt_level 3, requires InferType)."""
+
+    def __init__(self, target: str = "llvm"):
+        self.target = target
+        super().__init__(self._run, PassInfo(3, "AlterOpLayout", ["InferType"]))
+
+    def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
+        alter_op_layout(func, self.target)
+        return func
