@@ -1189,6 +1189,9 @@ class DropoutOp(RelayOp):
     rate = float_prop(0.5)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    STATEFUL: ClassVar[bool] = True
+    """Relay marks dropout stateful (training draws a random mask): FoldConstant and
+    CSE leave it alone; SimplifyInference removes it for inference."""
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")

@@ -216,3 +216,19 @@ func.func @fold_batch_norm(%data: tensor<1x1x4x4xf32>, %w: tensor<2x1x3x3xf32>) 
   %1, %2, %3 = relay.nn.batch_norm %0, %gamma, %beta, %mean, %var {epsilon = 0.0 : f64} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>)
   func.return %1 : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// Relay's test_fold_dropout: nn.dropout is stateful, so FoldConstant leaves it alone
+// even on a constant; SimplifyInference removes it and the rest folds.
+// CHECK-LABEL: func.func @fold_dropout
+// CHECK:         relay.nn.dropout %c
+// BN-LABEL: func.func @fold_dropout
+// BN-NEXT:    %{{.*}} = relay.constant dense<[2.000000e+00, 4.000000e+00]> : tensor<2xf32>
+// BN-NEXT:    func.return
+func.func @fold_dropout() -> tensor<2xf32> {
+  %c = relay.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %0, %mask = relay.nn.dropout %c : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  %1 = relay.add %0, %0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %1 : tensor<2xf32>
+}
