@@ -991,3 +991,37 @@ def test_evaluate_expression_without_free_vars():
     )
     assert isinstance(pair, tuple)
     assert [int(v) for v in pair] == [1, 2]
+
+
+def test_contrib_layout_ops_match_their_plain_forms():
+    """The blocked conv2d / packed dense wrappers compute what conv2d / dense do on the
+    same data, once the layouts are transformed."""
+    from xrelay.dialects.relay.layout import transform_array
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((1, 16, 6, 6)).astype("float32")
+    w = rng.standard_normal((16, 16, 3, 3)).astype("float32")
+    data = relay.var("x", shape=(1, 2, 6, 6, 8))
+    y = relay.nn.contrib_conv2d_nchwc(
+        data, relay.const(transform_array(w, "OIHW", "OIHW8i8o")), padding=1
+    )
+    mod = relay.IRModule.from_expr(relay.Function([data], y))
+    got = relay.create_executor(mod=mod).evaluate()(
+        transform_array(x, "NCHW", "NCHW8c")
+    )
+    plain = relay.IRModule.from_expr(
+        relay.nn.conv2d(relay.var("x", shape=x.shape), relay.const(w), padding=1)
+    )
+    want = relay.create_executor(mod=plain).evaluate()(x)
+    np.testing.assert_allclose(
+        transform_array(np.asarray(got), "NCHW8c", "NCHW"), want, rtol=1e-5, atol=1e-5
+    )
+
+    a = rng.standard_normal((3, 32)).astype("float32")
+    wd = rng.standard_normal((16, 32)).astype("float32")
+    packed = relay.const(transform_array(wd, "NC", "NC8n"))
+    dmod = relay.IRModule.from_expr(
+        relay.nn.contrib_dense_pack(relay.var("a", shape=a.shape), packed)
+    )
+    got_d = relay.create_executor(mod=dmod).evaluate()(a)
+    np.testing.assert_allclose(np.asarray(got_d), a @ wd.T, rtol=1e-5, atol=1e-5)

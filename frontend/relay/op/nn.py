@@ -93,6 +93,56 @@ def conv2d(
     )
 
 
+def contrib_conv2d_nchwc(
+    data: ExprLike,
+    kernel: ExprLike,
+    strides: IntOrPair = (1, 1),
+    padding: IntOrPair = (0, 0),
+    dilation: IntOrPair = (1, 1),
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrPair | None = None,
+    data_layout: str = "NCHW8c",
+    kernel_layout: str = "OIHW8i8o",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Call:
+    """2-D convolution on channel-blocked layouts (``NCHW{c}c`` data,
+    ``OIHW{i}i{o}o`` kernel): what AlterOpLayout makes of ``conv2d`` on CPUs."""
+    return call(
+        "nn.contrib_conv2d_NCHWc",
+        [data, kernel],
+        strides=pair(strides, "strides"),
+        padding=pad_tuple2d(padding),
+        dilation=pair(dilation, "dilation"),
+        groups=groups,
+        channels=channels,
+        kernel_size=opt_pair(kernel_size, "kernel_size"),
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+        out_layout=out_layout,
+        out_dtype=out_dtype,
+    )
+
+
+def contrib_dense_pack(
+    data: ExprLike,
+    weight: ExprLike,
+    weight_layout: str = "NC8n",
+    units: int | None = None,
+    out_dtype: str = "",
+) -> Call:
+    """Dense with a packed ``NC{n}n`` weight of shape ``[N/n, K, n]``: what
+    AlterOpLayout makes of ``dense`` on CPUs."""
+    return call(
+        "nn.contrib_dense_pack",
+        [data, weight],
+        weight_layout=weight_layout,
+        units=units,
+        out_dtype=out_dtype,
+    )
+
+
 def conv2d_transpose(
     data: ExprLike,
     weight: ExprLike,
@@ -436,6 +486,8 @@ __all__ = [
     "batch_matmul",
     "batch_norm",
     "bias_add",
+    "contrib_conv2d_nchwc",
+    "contrib_dense_pack",
     "conv2d",
     "conv2d_transpose",
     "dense",
