@@ -108,7 +108,8 @@ def _load() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        importlib.import_module("xrelay.transforms")  # registers xrelay's passes
+        importlib.import_module("xrelay.transforms")  # registers Relay's passes
+        importlib.import_module("xrelay.lowering")  # registers the lowering passes
 
 
 _TVM_PREFIXES = ("relay._transform.", "relay.transform.", "transform.")

@@ -22,28 +22,10 @@ def all_dialects() -> dict[str, Callable[[], Dialect]]:
     return {"relay": _relay_dialect}
 
 
-PASS_MODULES = ("xrelay.lowering.passes",)
-"""Modules outside ``xrelay.transforms`` (which the registry imports itself) whose
-passes register on import: the lowering steps (``relay-to-kernels``, ...)."""
-
-
-def load_pass_modules() -> None:
-    import importlib
-
-    for name in PASS_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name != name:
-                raise
-
-
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """xrelay's registered passes by pipeline name, as factories of xDSL pass classes
     (the class fields are the pass options)."""
     from xrelay.pass_manager.registry import PassEntry, all_entries
-
-    load_pass_modules()
     from xrelay.pass_manager.xdsl_interop import xdsl_pass_class
 
     def factory(entry: PassEntry) -> Callable[[], type[ModulePass]]:

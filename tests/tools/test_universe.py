@@ -45,9 +45,6 @@ def test_passes_are_loaded_lazily() -> None:
     assert "infer-type" in lazy.all_passes
 
 
-universe.load_pass_modules()
-
-
 @pytest.mark.parametrize("name", [e.pipeline_name for e in all_entries()])
 def test_stock_xdsl_opt_runs_every_pass(tmp_path: Path, name: str) -> None:
     """Every pass runs on relay IR in stock xdsl-opt, or (a lowering step whose

@@ -1,0 +1,607 @@
+"""The small builder kernels are written with.
+
+:class:`KernelBuilder` wraps an xDSL ``Builder`` positioned in a ``func.func`` and
+offers what the per-op emitters need, so that they read like loop-level pseudocode:
+
+* index arithmetic on ``Index = int | SSAValue`` that folds Python ints (a broadcast
+  dimension costs nothing: its index is the int ``0``);
+* loops (``scf.for``), loop nests over shapes, loops carrying values (reductions),
+  and ``scf.if`` with results;
+* typed scalar arithmetic driven by numpy dtypes (signed vs unsigned integers, NaN
+  propagation of ``maximum``/``minimum``, numpy's cast rules), and the ``math``
+  functions;
+* loads and stores of :class:`Buffer` elements (``bool`` is a byte in memory).
+
+Everything it emits is plain ``arith``/``math``/``scf``/``memref``, valid MLIR: the
+later lowering steps, or ``mlir-opt``, take it from there. Tiling or vectorising
+emitters can build on the same calls (loops with steps, carried values).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias, cast
+
+import numpy as np
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import math as xmath
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from xrelay.lowering.scalar_types import (
+    DType,
+    is_float,
+    is_signed,
+    register_type,
+)
+
+Index: TypeAlias = "int | SSAValue"
+"""An index: a Python int (folded at build time) or an ``index``-typed SSA value."""
+
+INDEX = IndexType()
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A memref value with its shape and numpy dtype."""
+
+    value: SSAValue
+    shape: tuple[int, ...]
+    dtype: DType
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+def _int_value(value: int, ty: Attribute) -> int:
+    """``value`` wrapped into the signed range of an ``iN`` (unsigned values and
+    wrap-around, as numpy does)."""
+    assert isinstance(ty, IntegerType)
+    bits = ty.width.data
+    if bits == 1:
+        return 1 if value else 0
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >= 1 << (bits - 1) else value
+
+
+class KernelBuilder:
+    """Builds the body of one function (see the module docstring)."""
+
+    def __init__(self, function: func.FuncOp):
+        self.function = function
+        self.entry = function.body.block
+        self.builder = Builder(InsertPoint.at_end(self.entry))
+        self._consts: dict[tuple[object, Attribute], SSAValue] = {}
+        self.externs: dict[str, FunctionType] = {}
+        """External functions called (name → type), to declare in the module."""
+
+    # -- functions ---------------------------------------------------------------------
+
+    @staticmethod
+    def new_function(
+        name: str, arg_types: Sequence[Attribute], private: bool = False
+    ) -> KernelBuilder:
+        """A builder for a new ``func.func @name(args) -> ()`` (no terminator yet)."""
+        block = Block(arg_types=list(arg_types))
+        fn = func.FuncOp(
+            name,
+            (list(arg_types), []),
+            Region(block),
+            visibility="private" if private else None,
+        )
+        return KernelBuilder(fn)
+
+    @property
+    def args(self) -> tuple[SSAValue, ...]:
+        return tuple(self.entry.args)
+
+    def finish(self) -> func.FuncOp:
+        """Add the ``func.return`` and give the function back."""
+        self.insert(func.ReturnOp())
+        return self.function
+
+    def insert(self, op: Operation) -> Operation:
+        self.builder.insert(op)
+        return op
+
+    def result(self, op: Operation) -> SSAValue:
+        """Insert ``op`` and return its single result."""
+        self.builder.insert(op)
+        return op.results[0]
+
+    def call_extern(
+        self, name: str, args: Sequence[SSAValue], result: Attribute
+    ) -> SSAValue:
+        """Call an external C function (libm); its declaration is recorded in
+        :attr:`externs` for the module."""
+        self.externs[name] = FunctionType.from_lists([a.type for a in args], [result])
+        return self.result(func.CallOp(name, list(args), [result]))
+
+    # -- constants ---------------------------------------------------------------------
+
+    def _constant(self, key: object, ty: Attribute, attr: Attribute) -> SSAValue:
+        cached = self._consts.get((key, ty))
+        if cached is not None:
+            return cached
+        op = arith.ConstantOp(cast(Any, attr), ty)
+        # constants live at the top of the function, so that every use is dominated
+        self.builder.insert(op, InsertPoint.at_start(self.entry))
+        self._consts[(key, ty)] = op.result
+        return op.result
+
+    def index(self, value: Index) -> SSAValue:
+        """An ``index`` value (a constant for an int)."""
+        if isinstance(value, SSAValue):
+            return value
+        return self._constant(("i", value), INDEX, IntegerAttr(value, INDEX))
+
+    def const(self, value: float | int | bool, dt: DType) -> SSAValue:
+        """A scalar constant of dtype ``dt`` (in its register type)."""
+        ty = register_type(dt)
+        if is_float(dt):
+            v = float(value)
+            key = ("f", np.float64(v).tobytes())
+            return self._constant(key, ty, FloatAttr(v, cast(Any, ty)))
+        v = _int_value(int(value), ty)
+        return self._constant(("n", v), ty, IntegerAttr(v, cast(Any, ty)))
+
+    def zero(self, dt: DType) -> SSAValue:
+        return self.const(0, dt)
+
+    def lowest(self, dt: DType) -> SSAValue:
+        """The value that never wins a ``max``: ``-inf`` or the integer minimum."""
+        if is_float(dt):
+            return self.const(-math.inf, dt)
+        if dt.kind == "b":
+            return self.const(0, dt)
+        return self.const(int(np.iinfo(dt).min), dt)
+
+    def highest(self, dt: DType) -> SSAValue:
+        """The value that never wins a ``min``: ``+inf`` or the integer maximum."""
+        if is_float(dt):
+            return self.const(math.inf, dt)
+        if dt.kind == "b":
+            return self.const(1, dt)
+        return self.const(int(np.iinfo(dt).max), dt)
+
+    # -- index arithmetic (folds ints) --------------------------------------------------
+
+    def iadd(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if isinstance(b, int) and b == 0:
+            return a
+        if isinstance(a, int) and a == 0:
+            return b
+        return self.result(arith.AddiOp(self.index(a), self.index(b)))
+
+    def isub(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a - b
+        if isinstance(b, int) and b == 0:
+            return a
+        return self.result(arith.SubiOp(self.index(a), self.index(b)))
+
+    def imul(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a * b
+        if isinstance(b, int):
+            if b == 0:
+                return 0
+            if b == 1:
+                return a
+        if isinstance(a, int):
+            if a == 0:
+                return 0
+            if a == 1:
+                return b
+        return self.result(arith.MuliOp(self.index(a), self.index(b)))
+
+    def idiv(self, a: Index, b: Index) -> Index:
+        """Floor division of indices (both non-negative, or ``a`` of either sign)."""
+        if isinstance(a, int) and isinstance(b, int):
+            return a // b
+        if isinstance(b, int) and b == 1:
+            return a
+        return self.result(arith.FloorDivSIOp(self.index(a), self.index(b)))
+
+    def imod(self, a: Index, b: Index) -> Index:
+        """``a mod b`` with the sign of ``b`` (Python's ``%``)."""
+        if isinstance(a, int) and isinstance(b, int):
+            return a % b
+        if isinstance(b, int) and b == 1:
+            return 0
+        rem = self.result(arith.RemSIOp(self.index(a), self.index(b)))
+        if isinstance(b, int) and b > 0:
+            # remsi has the sign of a: add b when negative
+            neg = self.icmp("slt", rem, 0)
+            return self.select(neg, self.result(arith.AddiOp(rem, self.index(b))), rem)
+        return rem
+
+    def imin(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return min(a, b)
+        return self.result(arith.MinSIOp(self.index(a), self.index(b)))
+
+    def imax(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return max(a, b)
+        return self.result(arith.MaxSIOp(self.index(a), self.index(b)))
+
+    def icmp(self, pred: str, a: Index, b: Index) -> SSAValue:
+        """Compare two indices (``slt``, ``sge``, ``eq``...); gives ``i1``."""
+        return self.result(arith.CmpiOp(self.index(a), self.index(b), pred))
+
+    def flat_index(self, idx: Sequence[Index], shape: Sequence[int]) -> Index:
+        """The row-major linear position of ``idx`` in ``shape``."""
+        flat: Index = 0
+        for i, d in zip(idx, shape, strict=True):
+            flat = self.iadd(self.imul(flat, d), i)
+        return flat
+
+    def unflatten(self, flat: Index, shape: Sequence[int]) -> list[Index]:
+        """The row-major index of linear position ``flat`` in ``shape``."""
+        out: list[Index] = []
+        rest = flat
+        for k in range(len(shape) - 1, -1, -1):
+            d = shape[k]
+            if d == 1:
+                out.append(0)
+                continue
+            if k == 0:
+                out.append(rest)
+                continue
+            out.append(self.imod(rest, d))
+            rest = self.idiv(rest, d)
+        return out[::-1]
+
+    def int_of_index(self, value: Index) -> SSAValue:
+        """An index as an ``i64`` scalar."""
+        if isinstance(value, int):
+            return self.const(value, np.dtype(np.int64))
+        return self.result(arith.IndexCastOp(value, IntegerType(64)))
+
+    def index_cast(self, value: SSAValue, dt: DType) -> SSAValue:
+        """An integer scalar (``iN``, read with ``dt``'s signedness) as an index."""
+        ty = register_type(dt)
+        if not is_signed(dt) and isinstance(ty, IntegerType) and ty.width.data < 64:
+            value = self.result(arith.ExtUIOp(value, IntegerType(64)))
+        return self.result(arith.IndexCastOp(value, INDEX))
+
+    # -- control flow --------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def at(self, point: InsertPoint) -> Generator[None, None, None]:
+        saved = self.builder.insertion_point
+        self.builder.insertion_point = point
+        try:
+            yield
+        finally:
+            self.builder.insertion_point = saved
+
+    @contextlib.contextmanager
+    def loop(
+        self, lo: Index, hi: Index, step: Index = 1
+    ) -> Generator[Index, None, None]:
+        """``for iv in range(lo, hi, step)`` (an ``scf.for``); a one-trip loop with
+        constant bounds is folded away (``iv`` is then the int ``lo``)."""
+        if (
+            isinstance(lo, int)
+            and isinstance(hi, int)
+            and isinstance(step, int)
+            and hi - lo <= step
+        ):
+            if hi > lo:
+                yield lo
+            else:  # an empty loop: emit the body into a detached block
+                with self.at(InsertPoint.at_end(Block())):
+                    yield lo
+            return
+        body = Block(arg_types=[INDEX])
+        op = scf.ForOp(self.index(lo), self.index(hi), self.index(step), [], body)
+        self.insert(op)
+        with self.at(InsertPoint.at_end(body)):
+            yield body.args[0]
+            self.insert(scf.YieldOp())
+
+    @contextlib.contextmanager
+    def nest(self, shape: Sequence[int]) -> Generator[list[Index], None, None]:
+        """Loops over every index of ``shape`` (row-major, outermost first)."""
+        with contextlib.ExitStack() as stack:
+            ivs = [stack.enter_context(self.loop(0, d)) for d in shape]
+            yield ivs
+
+    def fold_loop(
+        self,
+        lo: Index,
+        hi: Index,
+        inits: Sequence[SSAValue],
+        body: Callable[[Index, list[SSAValue]], Sequence[SSAValue]],
+        step: Index = 1,
+    ) -> list[SSAValue]:
+        """``for iv in range(lo, hi, step): carried = body(iv, carried)``; returns
+        the final carried values (an ``scf.for`` with ``iter_args``)."""
+        if (
+            isinstance(lo, int)
+            and isinstance(hi, int)
+            and isinstance(step, int)
+            and hi - lo <= step
+        ):
+            return list(body(lo, list(inits))) if hi > lo else list(inits)
+        block = Block(arg_types=[INDEX, *(v.type for v in inits)])
+        op = scf.ForOp(self.index(lo), self.index(hi), self.index(step), inits, block)
+        self.insert(op)
+        with self.at(InsertPoint.at_end(block)):
+            out = body(block.args[0], list(block.args[1:]))
+            self.insert(scf.YieldOp(*out))
+        return list(op.results)
+
+    def fold_nest(
+        self,
+        shape: Sequence[int],
+        inits: Sequence[SSAValue],
+        body: Callable[[list[Index], list[SSAValue]], Sequence[SSAValue]],
+    ) -> list[SSAValue]:
+        """:meth:`fold_loop` over every index of ``shape``."""
+
+        def level(
+            k: int, prefix: list[Index], carried: list[SSAValue]
+        ) -> list[SSAValue]:
+            if k == len(shape):
+                return list(body(prefix, carried))
+            return self.fold_loop(
+                0, shape[k], carried, lambda iv, c: level(k + 1, [*prefix, iv], c)
+            )
+
+        return level(0, [], list(inits))
+
+    def if_(
+        self,
+        cond: SSAValue,
+        then: Callable[[], Sequence[SSAValue]],
+        otherwise: Callable[[], Sequence[SSAValue]] | None = None,
+    ) -> list[SSAValue]:
+        """``scf.if cond`` yielding the values ``then()`` / ``otherwise()`` give (both
+        must give values of the same types; without ``otherwise``, no values)."""
+        then_block = Block()
+        with self.at(InsertPoint.at_end(then_block)):
+            then_values = list(then())
+            self.insert(scf.YieldOp(*then_values))
+        else_region: Region | None = None
+        if otherwise is not None:
+            else_block = Block()
+            with self.at(InsertPoint.at_end(else_block)):
+                else_values = list(otherwise())
+                self.insert(scf.YieldOp(*else_values))
+            else_region = Region(else_block)
+        op = scf.IfOp(
+            cond, [v.type for v in then_values], Region(then_block), else_region
+        )
+        self.insert(op)
+        return list(op.results)
+
+    # -- memory ------------------------------------------------------------------------
+
+    def load(self, buf: Buffer, idx: Sequence[Index]) -> SSAValue:
+        """The element of ``buf`` at ``idx``, in its register type."""
+        assert len(idx) == buf.rank, (idx, buf.shape)
+        value = self.result(memref.LoadOp.get(buf.value, [self.index(i) for i in idx]))
+        if buf.dtype.kind == "b":
+            byte = IntegerType(8)
+            zero = self._constant(("n", 0), byte, IntegerAttr(0, byte))
+            value = self.result(arith.CmpiOp(value, zero, "ne"))
+        return value
+
+    def store(self, value: SSAValue, buf: Buffer, idx: Sequence[Index]) -> None:
+        assert len(idx) == buf.rank, (idx, buf.shape)
+        if buf.dtype.kind == "b":
+            value = self.result(arith.ExtUIOp(value, IntegerType(8)))
+        self.insert(memref.StoreOp.get(value, buf.value, [self.index(i) for i in idx]))
+
+    # -- scalar arithmetic ---------------------------------------------------------------
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        if isinstance(a.type, IntegerType):
+            if a.type.width.data == 1:
+                return self.result(arith.OrIOp(a, b))
+            return self.result(arith.AddiOp(a, b))
+        return self.result(arith.AddfOp(a, b))
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        if isinstance(a.type, IntegerType):
+            if a.type.width.data == 1:
+                return self.result(arith.XOrIOp(a, b))
+            return self.result(arith.SubiOp(a, b))
+        return self.result(arith.SubfOp(a, b))
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        if isinstance(a.type, IntegerType):
+            if a.type.width.data == 1:
+                return self.result(arith.AndIOp(a, b))
+            return self.result(arith.MuliOp(a, b))
+        return self.result(arith.MulfOp(a, b))
+
+    def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+        """``a * b + c`` (rounded twice, as numpy does)."""
+        return self.add(self.mul(a, b), c)
+
+    def neg(self, a: SSAValue, dt: DType) -> SSAValue:
+        if is_float(dt):
+            return self.result(arith.NegfOp(a))
+        return self.sub(self.zero(dt), a)
+
+    def _safe_divisor(self, b: SSAValue, dt: DType) -> tuple[SSAValue, SSAValue]:
+        """``(b == 0, b or 1)``: integer division by zero traps on the CPU; numpy
+        gives 0 there, so the divisor is replaced and the result selected."""
+        is_zero = self.result(arith.CmpiOp(b, self.zero(dt), "eq"))
+        return is_zero, self.select(is_zero, self.const(1, dt), b)
+
+    def div(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """``a / b``; integers truncate toward zero (TVM's ``div``), ``x / 0 == 0``."""
+        if is_float(dt):
+            return self.result(arith.DivfOp(a, b))
+        zero, safe = self._safe_divisor(b, dt)
+        q = self.result(
+            arith.DivSIOp(a, safe) if is_signed(dt) else arith.DivUIOp(a, safe)
+        )
+        return self.select(zero, self.zero(dt), q)
+
+    def floor_div(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """``floor(a / b)`` (numpy's ``floor_divide``; ``x // 0 == 0`` for ints)."""
+        if is_float(dt):
+            return self.math("floor", self.result(arith.DivfOp(a, b)))
+        zero, safe = self._safe_divisor(b, dt)
+        q = self.result(
+            arith.FloorDivSIOp(a, safe) if is_signed(dt) else arith.DivUIOp(a, safe)
+        )
+        return self.select(zero, self.zero(dt), q)
+
+    def trunc_rem(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """C's remainder, with the sign of ``a`` (numpy's ``fmod``; libm's ``fmod``
+        for floats: xDSL has no ``arith.remf``)."""
+        if is_float(dt):
+            if dt.itemsize == 8:
+                return self.call_extern("fmod", [a, b], a.type)
+            f32 = np.dtype(np.float32)
+            wide = [self.cast(v, dt, f32) for v in (a, b)]
+            r = self.call_extern("fmodf", wide, register_type(f32))
+            return self.cast(r, f32, dt)
+        zero, safe = self._safe_divisor(b, dt)
+        r = self.result(
+            arith.RemSIOp(a, safe) if is_signed(dt) else arith.RemUIOp(a, safe)
+        )
+        return self.select(zero, self.zero(dt), r)
+
+    def floor_rem(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """The remainder with the sign of ``b`` (numpy's ``mod``)."""
+        r = self.trunc_rem(a, b, dt)
+        if not is_float(dt) and not is_signed(dt):
+            return r
+        zero = self.zero(dt)
+        # r != 0 and (r < 0) != (b < 0): add b
+        nonzero = self.cmp("ne", r, zero, dt)
+        signs = self.cmp(
+            "ne",
+            self.cmp("lt", r, zero, dt),
+            self.cmp("lt", b, zero, dt),
+            np.dtype(np.bool_),
+        )
+        fix = self.result(arith.AndIOp(nonzero, signs))
+        return self.select(fix, self.add(r, b), r)
+
+    def cmp(self, pred: str, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """``a pred b`` as ``i1``; ``pred`` is one of eq, ne, lt, le, gt, ge (numpy's
+        comparisons: ordered for floats except ``ne``)."""
+        if is_float(dt):
+            fpred = "une" if pred == "ne" else "o" + pred
+            return self.result(arith.CmpfOp(a, b, fpred))
+        if pred in ("eq", "ne"):
+            ipred = pred
+        else:
+            ipred = ("s" if is_signed(dt) else "u") + pred
+        return self.result(arith.CmpiOp(a, b, ipred))
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.result(arith.SelectOp(cond, a, b))
+
+    def max(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """numpy's ``maximum`` (a NaN on either side wins)."""
+        if is_float(dt):
+            return self.result(arith.MaximumfOp(a, b))
+        return self.result(
+            arith.MaxSIOp(a, b) if is_signed(dt) else arith.MaxUIOp(a, b)
+        )
+
+    def min(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """numpy's ``minimum`` (a NaN on either side wins)."""
+        if is_float(dt):
+            return self.result(arith.MinimumfOp(a, b))
+        return self.result(
+            arith.MinSIOp(a, b) if is_signed(dt) else arith.MinUIOp(a, b)
+        )
+
+    def logical_and(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.result(arith.AndIOp(a, b))
+
+    def logical_or(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.result(arith.OrIOp(a, b))
+
+    def logical_not(self, a: SSAValue) -> SSAValue:
+        return self.result(arith.XOrIOp(a, self.const(1, np.dtype(np.bool_))))
+
+    _MATH: dict[str, type[Operation]] = {
+        "exp": xmath.ExpOp,
+        "log": xmath.LogOp,
+        "sqrt": xmath.SqrtOp,
+        "rsqrt": xmath.RsqrtOp,
+        "tanh": xmath.TanhOp,
+        "erf": xmath.ErfOp,
+        "sin": xmath.SinOp,
+        "cos": xmath.CosOp,
+        "absf": xmath.AbsFOp,
+        "floor": xmath.FloorOp,
+        "ceil": xmath.CeilOp,
+        "round": xmath.RoundOp,
+        "trunc": xmath.TruncOp,
+        "powf": xmath.PowFOp,
+        "copysign": xmath.CopySignOp,
+    }
+
+    def math(self, name: str, *args: SSAValue) -> SSAValue:
+        """A ``math`` dialect function (``exp``, ``log``, ``tanh``, ``powf``...)."""
+        return self.result(self._MATH[name](*args))
+
+    def cast(self, value: SSAValue, src: DType, dst: DType) -> SSAValue:
+        """numpy's ``astype`` from ``src`` to ``dst``: floats to integers truncate,
+        anything to ``bool`` is ``!= 0``, ``bool`` is 0 or 1."""
+        if src == dst:
+            return value
+        dst_ty: Any = register_type(dst)
+        src_ty = value.type
+        if dst.kind == "b":
+            return self.cmp("ne", value, self.zero(src), src)
+        if is_float(src):
+            if is_float(dst):
+                if dst.itemsize > src.itemsize:
+                    return self.result(arith.ExtFOp(value, dst_ty))
+                return self.result(arith.TruncFOp(value, dst_ty))
+            return self.result(
+                arith.FPToSIOp(value, dst_ty)
+                if is_signed(dst)
+                else arith.FPToUIOp(value, dst_ty)
+            )
+        # integer or bool source
+        assert isinstance(src_ty, IntegerType)
+        if is_float(dst):
+            return self.result(
+                arith.SIToFPOp(value, dst_ty)
+                if is_signed(src)
+                else arith.UIToFPOp(value, dst_ty)
+            )
+        assert isinstance(dst_ty, IntegerType)
+        sw, dw = src_ty.width.data, dst_ty.width.data
+        if dw == sw:
+            return value
+        if dw < sw:
+            return self.result(arith.TruncIOp(value, dst_ty))
+        return self.result(
+            arith.ExtSIOp(value, dst_ty)
+            if is_signed(src)
+            else arith.ExtUIOp(value, dst_ty)
+        )

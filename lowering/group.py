@@ -1,0 +1,435 @@
+"""One kernel from a group of relay ops: a function fused by FuseOps
+(``relay.primitive``) or a single op.
+
+The kernel is a ``func.func`` on memrefs whose arguments are, in order: the group's
+inputs, the weights (constants with more than one element, passed by pointer), the
+group's outputs, and scratch buffers for the intermediate values that must be stored.
+Constants with one element are inlined as ``arith.constant``.
+
+Inside the group, the result of a *cheap* pointwise op (elementwise, broadcast,
+injective) is never stored: it is computed where its consumer reads it (TVM's
+compute-inline). Every other intermediate is stored in a scratch buffer by its op's
+emitter. The group's outputs are written by their producer's emitter, or by a loop nest
+over the output evaluating the inlined expression.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import cast
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, TensorType
+from xdsl.ir import Operation, SSAValue
+
+from xrelay.dialects.relay.base import RelayOp
+from xrelay.dialects.relay.structural import ConstantOp, TupleGetItemOp, TupleOp
+from xrelay.lowering.builder import Buffer, Index, KernelBuilder
+from xrelay.lowering.errors import LoweringError
+from xrelay.lowering.kernels import (
+    BufferSource,
+    InlineSource,
+    OpContext,
+    OpLowering,
+    ScalarSource,
+    Source,
+    lowering_for,
+    reads_at_output_index,
+)
+from xrelay.lowering.scalar_types import DType, memref_type, tensor_info
+
+Leaf = SSAValue
+"""A tensor-typed relay value."""
+
+
+def is_scalar_constant(op: ConstantOp) -> bool:
+    """A constant with one element: inlined into kernels as an ``arith.constant``."""
+    return int(np.prod(cast(TensorType, op.value.get_type()).get_shape())) == 1
+
+
+@dataclass
+class Group:
+    """The ops of one kernel, in order, with its inputs and outputs (relay values).
+
+    ``inputs`` are values defined outside the group (graph values, or constants bound
+    by the caller); ``outputs`` are the values the kernel writes, tensor leaves only.
+    """
+
+    name: str
+    ops: list[Operation]
+    inputs: list[SSAValue]
+    outputs: list[SSAValue]
+    constants: dict[SSAValue, ConstantOp] = field(
+        default_factory=dict[SSAValue, ConstantOp]
+    )
+    """Inputs that are constants (folded into the kernel, not read from a buffer)."""
+
+
+@dataclass
+class Kernel:
+    """A lowered group."""
+
+    function: func.FuncOp
+    inputs: list[int]
+    """Positions in ``group.inputs`` of the inputs passed as buffers (constants are
+    not among them)."""
+    weights: list[tuple[str, int]]
+    """Where the constants passed by pointer (after the inputs) come from:
+    ``("input", i)`` for ``group.inputs[i]``, ``("op", j)`` for ``group.ops[j]``."""
+    scratch: list[tuple[tuple[int, ...], DType]]
+    """Scratch buffers passed last, after the outputs."""
+    externs: dict[str, FunctionType] = field(default_factory=dict[str, FunctionType])
+    """External (libm) functions the kernel calls, to declare in the module."""
+
+    def weight_ops(self, group: Group) -> list[ConstantOp]:
+        """The constants of ``group`` (one with this kernel's key) passed by pointer."""
+        out: list[ConstantOp] = []
+        for kind, i in self.weights:
+            if kind == "input":
+                out.append(group.constants[group.inputs[i]])
+            else:
+                out.append(cast(ConstantOp, group.ops[i]))
+        return out
+
+
+def _value_key(value: SSAValue, numbering: dict[SSAValue, int]) -> str:
+    return f"%{numbering[value]}"
+
+
+def group_key(group: Group) -> str:
+    """A string equal for groups that lower to the same kernel (so kernels are
+    shared): the ops, attributes and types, with weights by type only."""
+    numbering: dict[SSAValue, int] = {}
+    parts: list[str] = []
+
+    def number(v: SSAValue) -> None:
+        numbering.setdefault(v, len(numbering))
+
+    for v in group.inputs:
+        number(v)
+        const = group.constants.get(v)
+        if const is None:
+            parts.append(f"in {v.type}")
+        elif is_scalar_constant(const):
+            parts.append(f"scalar {v.type} {const.numpy().reshape(-1)[0]!r}")
+        else:
+            parts.append(f"weight {v.type}")
+    for op in group.ops:
+        if isinstance(op, ConstantOp):
+            if is_scalar_constant(op):
+                desc = f"scalar {op.result.type} {op.numpy().reshape(-1)[0]!r}"
+            else:
+                desc = f"weight {op.result.type}"
+        else:
+            props = ", ".join(f"{k}={v}" for k, v in sorted(op.properties.items()))
+            operands = ", ".join(_value_key(v, numbering) for v in op.operands)
+            types = ", ".join(str(r.type) for r in op.results)
+            desc = f"{op.name}({operands}) {{{props}}} -> {types}"
+        for r in op.results:
+            number(r)
+        parts.append(desc)
+    parts.append("out " + ", ".join(_value_key(v, numbering) for v in group.outputs))
+    return "\n".join(parts)
+
+
+@dataclass
+class _CurrentValue:
+    """The value of an epilogue producer at the index being written: what its
+    consumers read inside the epilogue (only ever at that index)."""
+
+    shape: tuple[int, ...]
+    dtype: DType
+    current: SSAValue | None = None
+
+    @property
+    def buffer(self) -> Buffer | None:
+        return None
+
+    def at(self, idx: object) -> SSAValue:
+        assert self.current is not None
+        return self.current
+
+
+class _GroupLowering:
+    def __init__(self, group: Group):
+        self.group = group
+        self.tuples: dict[SSAValue, list[SSAValue]] = {}
+        self.constants: dict[SSAValue, ConstantOp] = dict(group.constants)
+        self.producer: dict[SSAValue, tuple[Operation, int]] = {}
+        self.uses: dict[SSAValue, int] = {}
+
+    # -- structure -----------------------------------------------------------------------
+
+    def leaves(self, value: SSAValue) -> list[SSAValue]:
+        """The tensor values a (possibly tuple-typed) value stands for."""
+        return self.tuples.get(value, [value])
+
+    def analyse(self) -> None:
+        for op in self.group.ops:
+            if isinstance(op, ConstantOp):
+                self.constants[op.result] = op
+            elif isinstance(op, TupleOp):
+                self.tuples[op.result] = [
+                    leaf for v in op.operands for leaf in self.leaves(v)
+                ]
+            elif isinstance(op, TupleGetItemOp):
+                fields = self.tuples.get(op.tuple)
+                if fields is None:
+                    raise LoweringError(
+                        f"{op.name}: cannot lower a projection of a tuple that is not "
+                        "built in the same function",
+                        op,
+                    )
+                self.tuples[op.result] = self.leaves(fields[op.index.value.data])
+            elif is_compute(op):
+                check_types(op)
+                for r, res in enumerate(op.results):
+                    self.producer[res] = (op, r)
+                for v in op.operands:
+                    for leaf in self.leaves(v):
+                        self.uses[leaf] = self.uses.get(leaf, 0) + 1
+            else:
+                raise LoweringError(
+                    f"{op.name}: cannot lower this op inside a kernel", op
+                )
+
+    def lowering(self, op: Operation) -> OpLowering:
+        found = lowering_for(op)
+        if found is None:
+            raise LoweringError(f"{op.name}: no lowering for this op yet", op)
+        return found
+
+    def is_inlined(self, op: Operation) -> bool:
+        low = self.lowering(op)
+        return low.value_at is not None and low.cheap
+
+    def find_epilogue(
+        self, outputs: list[SSAValue]
+    ) -> tuple[Operation, SSAValue] | None:
+        """``(producer, output)`` when the group's single output is computed by inlined
+        ops from the result of one producer that can apply an epilogue, every op on
+        the way reading it at the output index: the producer then writes the output,
+        applying those ops as its epilogue (while the element is hot)."""
+        if len(outputs) != 1:
+            return None
+        out = outputs[0]
+        found = self.producer.get(out)
+        if found is None or not self.is_inlined(found[0]):
+            return None
+        out_type = out.type
+        anchor: SSAValue | None = None
+        depends: dict[SSAValue, bool] = {}
+
+        def visit(v: SSAValue) -> bool | None:
+            """Whether ``v`` depends on the anchor; ``None``: no epilogue possible."""
+            nonlocal anchor
+            prod = self.producer.get(v)
+            if prod is None:
+                return False
+            op = prod[0]
+            if not self.is_inlined(op):
+                low = self.lowering(op)
+                if (
+                    anchor is None
+                    and low.with_epilogue is not None
+                    and len(op.results) == 1
+                    and v.type == out_type
+                ):
+                    anchor = v
+                return v is anchor
+            if v in depends:
+                return depends[v]
+            dep = False
+            for k, operand in enumerate(op.operands):
+                d = visit(operand)
+                if d is None:
+                    return None
+                if d:
+                    if operand.type != out_type or not reads_at_output_index(op, k):
+                        return None
+                    dep = True
+            depends[v] = dep
+            return dep
+
+        if not visit(out) or anchor is None:
+            return None
+        # every value computed from the producer's is only used inside the epilogue
+        chain = {v for v, d in depends.items() if d}
+        for v in (anchor, *chain):
+            for use in v.uses:
+                user = use.operation
+                if user in self.group.ops and not any(r in chain for r in user.results):
+                    return None
+        return self.producer[anchor][0], out
+
+    # -- emission ----------------------------------------------------------------------
+
+    def lower(self) -> Kernel:
+        self.analyse()
+        group = self.group
+        outputs = [leaf for v in group.outputs for leaf in self.leaves(v)]
+
+        inputs = [v for v in group.inputs if v not in self.constants]
+        for v in inputs:
+            if v in self.tuples or not hasattr(v.type, "get_shape"):
+                raise LoweringError(
+                    f"{group.name}: cannot lower the tuple-typed input {v.type}"
+                )
+        weights: list[ConstantOp] = []
+        locators: list[tuple[str, int]] = []
+        seen_weights: set[int] = set()
+        candidates = [("input", i, v) for i, v in enumerate(group.inputs)] + [
+            ("op", j, op.results[0])
+            for j, op in enumerate(group.ops)
+            if isinstance(op, ConstantOp)
+        ]
+        for kind, i, v in candidates:
+            const = self.constants.get(v)
+            if const is None or is_scalar_constant(const) or id(const) in seen_weights:
+                continue
+            seen_weights.add(id(const))
+            weights.append(const)
+            locators.append((kind, i))
+
+        # a conv followed by elementwise ops writes the output with an epilogue
+        epilogue = self.find_epilogue(outputs)
+        # stored intermediates: results of ops that are not inlined and not outputs
+        out_set = set(outputs)
+        scratch_values: list[SSAValue] = []
+        for op in group.ops:
+            if is_compute(op) and not self.is_inlined(op):
+                if epilogue is not None and op is epilogue[0]:
+                    continue
+                for res in op.results:
+                    if res not in out_set:
+                        scratch_values.append(res)
+
+        def info(v: SSAValue, what: str) -> tuple[tuple[int, ...], DType]:
+            return tensor_info(v.type, what)
+
+        arg_infos: list[tuple[tuple[int, ...], DType]] = []
+        arg_infos += [info(v, f"{group.name}: input") for v in inputs]
+        arg_infos += [info(c.result, f"{group.name}: constant") for c in weights]
+        arg_infos += [info(v, f"{group.name}: output") for v in outputs]
+        scratch_infos = [info(v, f"{group.name}: intermediate") for v in scratch_values]
+        arg_infos += scratch_infos
+
+        kb = KernelBuilder.new_function(
+            group.name, [memref_type(s, d) for s, d in arg_infos]
+        )
+        bufs = [Buffer(a, s, d) for a, (s, d) in zip(kb.args, arg_infos, strict=True)]
+        n_in, n_w, n_out = len(inputs), len(weights), len(outputs)
+        sources: dict[SSAValue, Source] = {}
+        for v, b in zip(inputs, bufs[:n_in], strict=True):
+            sources[v] = BufferSource(kb, b)
+        weight_buf = dict(
+            zip((id(c) for c in weights), bufs[n_in : n_in + n_w], strict=True)
+        )
+        for v, const in self.constants.items():
+            shape, dt = info(v, f"{group.name}: constant")
+            if is_scalar_constant(const):
+                sources[v] = ScalarSource(
+                    kb, const.numpy().reshape(-1)[0].item(), shape, dt
+                )
+            else:
+                sources[v] = BufferSource(kb, weight_buf[id(const)])
+        out_bufs = bufs[n_in + n_w : n_in + n_w + n_out]
+        scratch_bufs = bufs[n_in + n_w + n_out :]
+        dest: dict[SSAValue, Buffer] = dict(
+            zip(scratch_values, scratch_bufs, strict=True)
+        )
+        written: set[SSAValue] = set()
+        for v, b in zip(outputs, out_bufs, strict=True):
+            if v not in dest:
+                dest[v] = b
+        deferred: tuple[OpContext, OpLowering, _CurrentValue] | None = None
+
+        for op in group.ops:
+            if not is_compute(op):
+                continue
+            low = self.lowering(op)
+            operands: list[Source] = []
+            for v in op.operands:
+                leaves = self.leaves(v)
+                if len(leaves) != 1 or leaves[0] is not v:
+                    # a variadic op given a tuple: its fields are the operands
+                    operands += [self.source(sources, leaf, op) for leaf in leaves]
+                else:
+                    operands.append(self.source(sources, v, op))
+            results = [info(r, op.name) for r in op.results]
+            cx = OpContext(kb, cast(RelayOp, op), operands, results)
+            if self.is_inlined(op):
+                for r, res in enumerate(op.results):
+                    sources[res] = InlineSource(
+                        cx, low, r, results[r][0], results[r][1]
+                    )
+                continue
+            if epilogue is not None and op is epilogue[0]:
+                # emitted last, once its consumers' expressions exist
+                current = _CurrentValue(results[0][0], results[0][1])
+                sources[op.results[0]] = current
+                deferred = (cx, low, current)
+                continue
+            targets = [dest[res] for res in op.results]
+            low.emit(cx, targets)
+            for res, b in zip(op.results, targets, strict=True):
+                sources[res] = BufferSource(kb, b)
+                written.add(res)
+
+        if deferred is not None and epilogue is not None:
+            cx, low, current = deferred
+            expression = self.source(sources, epilogue[1], None)
+
+            def apply(value: SSAValue, idx: list[Index]) -> SSAValue:
+                current.current = value
+                return expression.at(idx)
+
+            assert low.with_epilogue is not None
+            low.with_epilogue(cx, out_bufs[0], apply)
+            written.add(epilogue[1])
+            dest[epilogue[1]] = out_bufs[0]
+
+        # outputs not written by their producer: evaluate (or copy) into the output
+        for v, b in zip(outputs, out_bufs, strict=True):
+            if v in written and dest[v] is b:
+                continue
+            src = self.source(sources, v, None)
+            with kb.nest(b.shape) as idx:
+                kb.store(src.at(idx), b, idx)
+            written.add(v)
+
+        positions = [i for i, v in enumerate(group.inputs) if v not in self.constants]
+        return Kernel(kb.finish(), positions, locators, scratch_infos, dict(kb.externs))
+
+    def source(
+        self, sources: dict[SSAValue, Source], v: SSAValue, user: Operation | None
+    ) -> Source:
+        found = sources.get(v)
+        if found is None:
+            where = user.name if user is not None else self.group.name
+            raise LoweringError(f"{where}: an operand is not defined in the kernel")
+        return found
+
+
+def check_types(op: Operation) -> None:
+    """Every operand and result of ``op`` must be a static tensor of a supported
+    dtype: a :class:`LoweringError` naming the op otherwise."""
+    for what, values in (("operand", op.operands), ("result", op.results)):
+        for i, v in enumerate(values):
+            try:
+                tensor_info(v.type, f"{what} #{i}")
+            except LoweringError as e:
+                raise LoweringError(f"{op.name}: {e}", op) from None
+
+
+def is_compute(op: Operation) -> bool:
+    """A relay op computing values (not a constant or a tuple op)."""
+    return isinstance(op, RelayOp) and not isinstance(
+        op, ConstantOp | TupleOp | TupleGetItemOp
+    )
+
+
+def lower_group(group: Group) -> Kernel:
+    """Lower a group of ops to a kernel function (see the module docstring)."""
+    return _GroupLowering(group).lower()

@@ -1,0 +1,253 @@
+"""Matrix products, the softmax family and the transposed convolution.
+
+* ``dense``, ``matmul``, ``batch_matmul``: the value at an output index is a dot
+  product over the reduction axis (operands converted to ``out_dtype`` first,
+  accumulated in it, as the reference does).
+* ``softmax``, ``log_softmax``, ``fast_softmax``: per slice along the axis, a max
+  pass, a sum pass (``f64`` accumulator) and a write pass (:class:`SliceLoops`).
+* ``conv2d_transpose``: per output pixel, a sum over the taps and input channels
+  that reach it (a tap reaches it when the stride divides its distance).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Generator, Sequence
+
+from xdsl.ir import SSAValue
+
+from xrelay.dialects.relay import nn
+from xrelay.dialects.relay.base import get_bool, get_int
+from xrelay.lowering.builder import Buffer, Index, KernelBuilder
+from xrelay.lowering.kernels import OpContext, materialize, pointwise
+from xrelay.lowering.kernels.pool import from_nchw, to_nchw
+from xrelay.lowering.kernels.reduce import F64
+from xrelay.lowering.scalar_types import DType
+
+
+def dot(
+    kb: KernelBuilder,
+    k_extent: int,
+    a_at: Callable[[Index], SSAValue],
+    b_at: Callable[[Index], SSAValue],
+    src_dt: DType,
+    dt: DType,
+) -> SSAValue:
+    """``sum_k a(k) * b(k)`` in dtype ``dt`` (operands converted from ``src_dt``)."""
+
+    def body(k: Index, c: list[SSAValue]) -> list[SSAValue]:
+        a = kb.cast(a_at(k), src_dt, dt)
+        b = kb.cast(b_at(k), src_dt, dt)
+        return [kb.fma(a, b, c[0])]
+
+    return kb.fold_loop(0, k_extent, [kb.zero(dt)], body)[0]
+
+
+@pointwise(nn.DenseOp, cheap=False)
+def _dense(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    x, w = cx.operand(0), cx.operand(1)
+    lead, u = idx[:-1], idx[-1]
+    return dot(
+        cx.kb,
+        w.shape[1],
+        lambda k: x.at([*lead, k]),
+        lambda k: w.at([u, k]),
+        x.dtype,
+        cx.out_dtype(),
+    )
+
+
+@pointwise(nn.MatmulOp, cheap=False)
+def _matmul(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, nn.MatmulOp)
+    a, b = cx.operand(0), cx.operand(1)
+    ta, tb = get_bool(op.transpose_a), get_bool(op.transpose_b)
+    lead, m, n = idx[:-2], idx[-2] if len(idx) >= 2 else 0, idx[-1]
+    k_extent = a.shape[-2] if ta else a.shape[-1]
+    rank_a = len(a.shape)
+
+    def a_at(k: Index) -> SSAValue:
+        if rank_a == 1:
+            return a.at([k])
+        return a.at([*lead, k, m] if ta else [*lead, m, k])
+
+    def b_at(k: Index) -> SSAValue:
+        return b.at([n, k] if tb else [k, n])
+
+    if rank_a == 1:
+        n = idx[-1]
+    return dot(cx.kb, k_extent, a_at, b_at, a.dtype, cx.out_dtype())
+
+
+@pointwise(nn.BatchMatmulOp, cheap=False)
+def _batch_matmul(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, nn.BatchMatmulOp)
+    x, y = cx.operand(0), cx.operand(1)
+    ta, tb = get_bool(op.transpose_a), get_bool(op.transpose_b)
+    bi, m, n = idx
+    bx = 0 if x.shape[0] == 1 else bi
+    by = 0 if y.shape[0] == 1 else bi
+    k_extent = x.shape[1] if ta else x.shape[2]
+    return dot(
+        cx.kb,
+        k_extent,
+        lambda k: x.at([bx, k, m] if ta else [bx, m, k]),
+        lambda k: y.at([by, n, k] if tb else [by, k, n]),
+        x.dtype,
+        cx.out_dtype(),
+    )
+
+
+class SliceLoops:
+    """Loops over the slices of ``shape`` along ``axes``: :meth:`slices` enumerates
+    the other axes; inside, :meth:`fold` and :meth:`each` run over one slice."""
+
+    def __init__(self, kb: KernelBuilder, shape: Sequence[int], axes: Sequence[int]):
+        self.kb = kb
+        self.shape = tuple(shape)
+        self.axes = tuple(axes)
+
+    @contextlib.contextmanager
+    def slices(self) -> Generator[list[Index], None, None]:
+        """The base index of each slice (the sliced axes at 0)."""
+        outer = [1 if k in self.axes else d for k, d in enumerate(self.shape)]
+        with self.kb.nest(outer) as idx:
+            yield list(idx)
+
+    def _index(self, base: Sequence[Index], inner: Sequence[Index]) -> list[Index]:
+        out = list(base)
+        for a, i in zip(self.axes, inner, strict=True):
+            out[a] = i
+        return out
+
+    def fold(
+        self,
+        base: Sequence[Index],
+        inits: Sequence[SSAValue],
+        body: Callable[[list[Index], list[SSAValue]], Sequence[SSAValue]],
+    ) -> list[SSAValue]:
+        extents = [self.shape[a] for a in self.axes]
+        return self.kb.fold_nest(
+            extents, inits, lambda inner, c: body(self._index(base, inner), c)
+        )
+
+    @contextlib.contextmanager
+    def each(self, base: Sequence[Index]) -> Generator[list[Index], None, None]:
+        extents = [self.shape[a] for a in self.axes]
+        with self.kb.nest(extents) as inner:
+            yield self._index(base, inner)
+
+    @property
+    def count(self) -> int:
+        n = 1
+        for a in self.axes:
+            n *= self.shape[a]
+        return n
+
+
+@materialize(nn.SoftmaxOp, nn.FastSoftmaxOp, nn.LogSoftmaxOp)
+def _softmax(cx: OpContext, outs: list[Buffer]) -> None:
+    op = cx.op
+    assert isinstance(op, nn.SoftmaxBase)
+    kb = cx.kb
+    x = cx.operand(0)
+    dt = x.dtype
+    axis = get_int(op.axis) % len(x.shape)
+    loops = SliceLoops(kb, x.shape, [axis])
+    log = isinstance(op, nn.LogSoftmaxOp)
+    with loops.slices() as base:
+        m = loops.fold(base, [kb.lowest(dt)], lambda i, c: [kb.max(c[0], x.at(i), dt)])[
+            0
+        ]
+
+        def add_exp(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
+            e = kb.math("exp", kb.sub(x.at(i), m))
+            return [kb.add(c[0], kb.cast(e, dt, F64))]
+
+        total = kb.cast(loops.fold(base, [kb.zero(F64)], add_exp)[0], F64, dt)
+        log_total = kb.math("log", total) if log else total
+        with loops.each(base) as i:
+            shifted = kb.sub(x.at(i), m)
+            if log:
+                value = kb.sub(shifted, log_total)
+            else:
+                value = kb.div(kb.math("exp", shifted), total, dt)
+            kb.store(value, outs[0], i)
+
+
+@pointwise(nn.Conv2DTransposeOp, cheap=False)
+def _conv2d_transpose(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, nn.Conv2DTransposeOp)
+    kb = cx.kb
+    data, weight = cx.operand(0), cx.operand(1)
+    data_layout, kernel_layout, out_layout = op.layouts()
+    (sh, sw), (pt, pl, _, _), (dh, dw), groups = op.conv_params()
+    (_, c, h, w), (_, og, kh, kw), _, _ = op.geometry(data.shape, weight.shape)
+    cg = c // groups
+    n, oc, y, x = to_nchw(idx, out_layout)
+    g = kb.idiv(oc, og)
+    o = kb.imod(oc, og)
+    dt = cx.out_dtype()
+    src_dt = data.dtype
+
+    def weight_at(ci: Index, i: Index, j: Index) -> SSAValue:
+        logical = {"I": ci, "O": o, "H": i, "W": j}
+        return weight.at([logical[a] for a in kernel_layout])
+
+    def tap(i: Index, j: Index, acc: SSAValue) -> SSAValue:
+        ty = kb.isub(kb.iadd(y, pt), kb.imul(i, dh))
+        tx = kb.isub(kb.iadd(x, pl), kb.imul(j, dw))
+        iy, ix = kb.idiv(ty, sh), kb.idiv(tx, sw)
+        ok = kb.logical_and(
+            kb.logical_and(
+                kb.icmp("eq", kb.imod(ty, sh), 0), kb.icmp("eq", kb.imod(tx, sw), 0)
+            ),
+            kb.logical_and(
+                kb.logical_and(kb.icmp("sge", iy, 0), kb.icmp("slt", iy, h)),
+                kb.logical_and(kb.icmp("sge", ix, 0), kb.icmp("slt", ix, w)),
+            ),
+        )
+
+        def inside() -> list[SSAValue]:
+            def over_c(k: Index, carried: list[SSAValue]) -> list[SSAValue]:
+                ci = kb.iadd(kb.imul(g, cg), k)
+                v = kb.cast(
+                    data.at(from_nchw([n, ci, iy, ix], data_layout)), src_dt, dt
+                )
+                wv = kb.cast(weight_at(ci, i, j), src_dt, dt)
+                return [kb.fma(v, wv, carried[0])]
+
+            return kb.fold_loop(0, cg, [acc], over_c)
+
+        return kb.if_(ok, inside, lambda: [acc])[0]
+
+    def over_i(i: Index, c: list[SSAValue]) -> list[SSAValue]:
+        return kb.fold_loop(0, kw, c, lambda j, c2: [tap(i, j, c2[0])])
+
+    return kb.fold_loop(0, kh, [kb.zero(dt)], over_i)[0]
+
+
+@materialize(nn.DensePackOp)
+def _dense_pack(cx: OpContext, outs: list[Buffer]) -> None:
+    """``data [M, K] @ unpack(weight).T`` with ``weight [U/n, K, n]``: for each block
+    of ``n`` units, the ``n`` outputs accumulate ``x[m, k] * weight[b, k, :]`` (the
+    innermost loop runs over the contiguous block, vectorised; LLVM keeps the block's
+    sums in registers)."""
+    kb = cx.kb
+    x, w = cx.operand(0), cx.operand(1)
+    out = outs[0]
+    dt = out.dtype
+    m_n, k_n = x.shape
+    b_n, _, blk = w.shape
+    with kb.loop(0, m_n) as m, kb.loop(0, b_n) as b:
+        with kb.loop(0, blk) as j:
+            kb.store(kb.zero(dt), out, [m, kb.iadd(kb.imul(b, blk), j)])
+        with kb.loop(0, k_n) as k:
+            xv = kb.cast(x.at([m, k]), x.dtype, dt)
+            with kb.loop(0, blk) as j:
+                idx = [m, kb.iadd(kb.imul(b, blk), j)]
+                wv = kb.cast(w.at([b, k, j]), w.dtype, dt)
+                kb.store(kb.fma(xv, wv, kb.load(out, idx)), out, idx)

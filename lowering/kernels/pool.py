@@ -1,0 +1,225 @@
+"""2-D pooling: the value at an output pixel is a loop over its window.
+
+The window's taps that fall inside the input are computed from the output position
+(``ceil((bound - start) / dilation)``), so the loops never branch and never read
+padding; their number is the divisor of average pooling (or the taps inside the
+padded input with ``count_include_pad``). Any data layout that is a permutation of
+``NCHW`` is read through its axis order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from xrelay.dialects.relay import pooling
+from xrelay.dialects.relay.base import get_bool
+from xrelay.lowering.builder import Index, KernelBuilder
+from xrelay.lowering.kernels import OpContext, pointwise
+from xrelay.lowering.kernels.reduce import acc_dtype
+from xrelay.lowering.scalar_types import DType, is_float
+
+I64: DType = np.dtype(np.int64)
+
+Combine = Callable[[list[SSAValue], SSAValue], list[SSAValue]]
+"""Combines the carried values with one window element."""
+
+
+def to_nchw(idx: Sequence[Index], layout: str) -> tuple[Index, Index, Index, Index]:
+    """An index in ``layout`` (a permutation of NCHW) as ``(n, c, h, w)``."""
+    n, c, h, w = (idx[layout.index(a)] for a in "NCHW")
+    return n, c, h, w
+
+
+def from_nchw(nchw: Sequence[Index], layout: str) -> list[Index]:
+    """``(n, c, h, w)`` as an index in ``layout``."""
+    return [nchw["NCHW".index(a)] for a in layout]
+
+
+def ceil_div(kb: KernelBuilder, a: Index, d: int) -> Index:
+    """``ceil(a / d)`` for any sign of ``a`` and ``d > 0``."""
+    return kb.idiv(kb.iadd(a, d - 1), d)
+
+
+def tap_range(
+    kb: KernelBuilder, start: Index, taps: int, dilation: int, lo: Index, hi: Index
+) -> tuple[Index, Index]:
+    """The taps ``k`` in ``[0, taps)`` with ``lo <= start + k*dilation < hi``."""
+    first = kb.imax(0, ceil_div(kb, kb.isub(lo, start), dilation))
+    last = kb.imin(taps, ceil_div(kb, kb.isub(hi, start), dilation))
+    return first, kb.imax(first, last)
+
+
+class _Window:
+    """The taps of one output pixel's window along H and W."""
+
+    def __init__(self, cx: OpContext, out_idx: list[Index]):
+        op = cx.op
+        assert isinstance(op, pooling.WindowPool2D)
+        kb = cx.kb
+        layout, out_layout = op.layouts()
+        (ph, pw), (sh, sw), (dh, dw), (pt, pl, pb, pr) = op.params()
+        n, c, oh, ow = to_nchw(out_idx, out_layout)
+        _, _, h, w = to_nchw(cx.operand(0).shape, layout)
+        assert isinstance(h, int)
+        assert isinstance(w, int)
+        self.kb, self.layout, self.n, self.c = kb, layout, n, c
+        self.dilation = (dh, dw)
+        self.start = (kb.isub(kb.imul(oh, sh), pt), kb.isub(kb.imul(ow, sw), pl))
+        self.taps = (ph, pw)
+        self.h_range = tap_range(kb, self.start[0], ph, dh, 0, h)
+        self.w_range = tap_range(kb, self.start[1], pw, dw, 0, w)
+        self.padded = (
+            tap_range(kb, self.start[0], ph, dh, -pt, h + pb),
+            tap_range(kb, self.start[1], pw, dw, -pl, w + pr),
+        )
+
+    def fold(
+        self, cx: OpContext, inits: list[SSAValue], combine: Combine
+    ) -> list[SSAValue]:
+        kb = self.kb
+
+        def over_w(i: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            y = kb.iadd(self.start[0], kb.imul(i, self.dilation[0]))
+
+            def tap(j: Index, inner: list[SSAValue]) -> list[SSAValue]:
+                x = kb.iadd(self.start[1], kb.imul(j, self.dilation[1]))
+                v = cx.operand(0).at(from_nchw([self.n, self.c, y, x], self.layout))
+                return combine(inner, v)
+
+            return kb.fold_loop(self.w_range[0], self.w_range[1], carried, tap)
+
+        return kb.fold_loop(self.h_range[0], self.h_range[1], inits, over_w)
+
+    def count(self, include_pad: bool) -> Index:
+        kb = self.kb
+        (h0, h1), (w0, w1) = (
+            self.padded if include_pad else (self.h_range, self.w_range)
+        )
+        return kb.imax(kb.imul(kb.isub(h1, h0), kb.isub(w1, w0)), 1)
+
+
+def _divide_by_count(
+    kb: KernelBuilder, total: SSAValue, count: Index, dt: DType
+) -> SSAValue:
+    """``total / count`` in the data's dtype (integers truncate toward zero)."""
+    acc = acc_dtype(dt) if is_float(dt) else I64
+    n = kb.cast(kb.int_of_index(count), I64, acc)
+    if is_float(dt):
+        return kb.div(kb.cast(total, acc, dt), kb.cast(n, acc, dt), dt)
+    return kb.cast(kb.div(total, n, acc), acc, dt)
+
+
+@pointwise(pooling.MaxPool2DOp, cheap=False)
+def _max_pool(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    kb, dt = cx.kb, cx.out_dtype()
+    win = _Window(cx, idx)
+    return win.fold(cx, [kb.lowest(dt)], lambda c, v: [kb.max(c[0], v, dt)])[0]
+
+
+@pointwise(pooling.AvgPool2DOp, cheap=False)
+def _avg_pool(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, pooling.AvgPool2DOp)
+    kb, dt = cx.kb, cx.out_dtype()
+    acc = acc_dtype(dt) if is_float(dt) else I64
+    win = _Window(cx, idx)
+    total = win.fold(
+        cx, [kb.zero(acc)], lambda c, v: [kb.add(c[0], kb.cast(v, dt, acc))]
+    )[0]
+    return _divide_by_count(kb, total, win.count(get_bool(op.count_include_pad)), dt)
+
+
+def _plane_fold(
+    cx: OpContext,
+    idx: list[Index],
+    bins: tuple[tuple[Index, Index], tuple[Index, Index]] | None,
+    inits: list[SSAValue],
+    combine: Combine,
+) -> list[SSAValue]:
+    """Fold over the H x W plane of the output pixel's channel (or over ``bins``)."""
+    op = cx.op
+    assert isinstance(op, pooling.Pool2DBase)
+    kb = cx.kb
+    layout, out_layout = op.layouts()
+    n, c, _, _ = to_nchw(idx, out_layout)
+    _, _, h, w = to_nchw(cx.operand(0).shape, layout)
+    (h0, h1), (w0, w1) = bins if bins is not None else ((0, h), (0, w))
+
+    def over_w(y: Index, carried: list[SSAValue]) -> list[SSAValue]:
+        def tap(x: Index, inner: list[SSAValue]) -> list[SSAValue]:
+            return combine(inner, cx.operand(0).at(from_nchw([n, c, y, x], layout)))
+
+        return kb.fold_loop(w0, w1, carried, tap)
+
+    return kb.fold_loop(h0, h1, inits, over_w)
+
+
+@pointwise(pooling.GlobalMaxPool2DOp, cheap=False)
+def _global_max(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    kb, dt = cx.kb, cx.out_dtype()
+    return _plane_fold(
+        cx, idx, None, [kb.lowest(dt)], lambda c, v: [kb.max(c[0], v, dt)]
+    )[0]
+
+
+@pointwise(pooling.GlobalAvgPool2DOp, cheap=False)
+def _global_avg(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, pooling.Pool2DBase)
+    kb, dt = cx.kb, cx.out_dtype()
+    acc = acc_dtype(dt) if is_float(dt) else I64
+    total = _plane_fold(
+        cx, idx, None, [kb.zero(acc)], lambda c, v: [kb.add(c[0], kb.cast(v, dt, acc))]
+    )[0]
+    _, _, h, w = to_nchw(cx.operand(0).shape, op.layouts()[0])
+    assert isinstance(h, int)
+    assert isinstance(w, int)
+    return _divide_by_count(kb, total, max(h * w, 1), dt)
+
+
+def _adaptive_bins(
+    cx: OpContext, idx: list[Index]
+) -> tuple[tuple[Index, Index], tuple[Index, Index]]:
+    op = cx.op
+    assert isinstance(op, pooling.AdaptivePool2D)
+    kb = cx.kb
+    layout, out_layout = op.layouts()
+    _, _, oh_i, ow_i = to_nchw(idx, out_layout)
+    _, _, h, w = to_nchw(cx.operand(0).shape, layout)
+    _, _, oh, ow = to_nchw(cx.out_shape(), out_layout)
+    assert isinstance(h, int)
+    assert isinstance(w, int)
+    assert isinstance(oh, int)
+    assert isinstance(ow, int)
+
+    def bin_of(i: Index, size: int, out: int) -> tuple[Index, Index]:
+        start = kb.idiv(kb.imul(i, size), out)
+        end = ceil_div(kb, kb.imul(kb.iadd(i, 1), size), out)
+        return start, end
+
+    return bin_of(oh_i, h, oh), bin_of(ow_i, w, ow)
+
+
+@pointwise(pooling.AdaptiveMaxPool2DOp, cheap=False)
+def _adaptive_max(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    kb, dt = cx.kb, cx.out_dtype()
+    bins = _adaptive_bins(cx, idx)
+    return _plane_fold(
+        cx, idx, bins, [kb.lowest(dt)], lambda c, v: [kb.max(c[0], v, dt)]
+    )[0]
+
+
+@pointwise(pooling.AdaptiveAvgPool2DOp, cheap=False)
+def _adaptive_avg(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    kb, dt = cx.kb, cx.out_dtype()
+    acc = acc_dtype(dt) if is_float(dt) else I64
+    bins = _adaptive_bins(cx, idx)
+    total = _plane_fold(
+        cx, idx, bins, [kb.zero(acc)], lambda c, v: [kb.add(c[0], kb.cast(v, dt, acc))]
+    )[0]
+    (h0, h1), (w0, w1) = bins
+    count = kb.imul(kb.isub(h1, h0), kb.isub(w1, w0))
+    return _divide_by_count(kb, total, count, dt)

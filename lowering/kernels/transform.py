@@ -1,0 +1,332 @@
+"""Injective data-movement ops: one "output index → input index" emitter per op.
+
+Each op maps an index of its result to the index of the operand element it copies
+(reshapes through the row-major linear position, transposes by permutation, slices by
+offset and stride, gathers by reading the index tensor first...). Ops that pick among
+several operands (``concatenate``, ``stack``) or may read outside their operand
+(``pad``) branch with ``scf.if`` so that no load is ever out of bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from xrelay.dialects.relay import nn, transform
+from xrelay.dialects.relay.base import get_int, get_str
+from xrelay.dialects.relay.layout import Layout
+from xrelay.lowering.builder import Index, KernelBuilder
+from xrelay.lowering.kernels import OpContext, Source, broadcast_index, pointwise
+
+IndexMap = Callable[[OpContext, list[Index]], list[Index]]
+
+
+def _gather(index_map: IndexMap) -> Callable[[OpContext, int, list[Index]], SSAValue]:
+    """A pointwise lowering reading operand 0 at ``index_map(idx)``."""
+
+    def value_at(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+        return cx.operand(0).at(index_map(cx, idx))
+
+    return value_at
+
+
+def _reshape_map(cx: OpContext, idx: list[Index]) -> list[Index]:
+    kb = cx.kb
+    return kb.unflatten(kb.flat_index(idx, cx.out_shape()), cx.operand(0).shape)
+
+
+for _cls in (
+    transform.ReshapeOp,
+    transform.ReshapeLikeOp,
+    transform.ExpandDimsOp,
+    transform.SqueezeOp,
+    nn.BatchFlattenOp,
+):
+    pointwise(_cls)(_gather(_reshape_map))
+
+
+def _transpose_map(cx: OpContext, idx: list[Index]) -> list[Index]:
+    op = cx.op
+    assert isinstance(op, transform.TransposeOp)
+    perm = op._perm(len(idx))  # pyright: ignore[reportPrivateUsage]
+    src: list[Index] = [0] * len(idx)
+    for k, a in enumerate(perm):
+        src[a] = idx[k]
+    return src
+
+
+pointwise(transform.TransposeOp)(_gather(_transpose_map))
+
+
+def _broadcast_map(cx: OpContext, idx: list[Index]) -> list[Index]:
+    return broadcast_index(idx, cx.operand(0).shape, len(idx))
+
+
+pointwise(transform.BroadcastToOp, transform.BroadcastToLikeOp)(_gather(_broadcast_map))
+
+
+def _tile_map(cx: OpContext, idx: list[Index]) -> list[Index]:
+    shape = cx.operand(0).shape
+    lead = len(idx) - len(shape)
+    return [cx.kb.imod(idx[lead + k], d) for k, d in enumerate(shape)]
+
+
+pointwise(transform.TileOp)(_gather(_tile_map))
+
+
+def _repeat_map(cx: OpContext, idx: list[Index]) -> list[Index]:
+    op = cx.op
+    assert isinstance(op, transform.RepeatOp)
+    axis = get_int(op.axis) % len(idx)
+    out = list(idx)
+    out[axis] = cx.kb.idiv(idx[axis], get_int(op.repeats))
+    return out
+
+
+pointwise(transform.RepeatOp)(_gather(_repeat_map))
+
+
+def _reverse_map(cx: OpContext, idx: list[Index]) -> list[Index]:
+    op = cx.op
+    assert isinstance(op, transform.ReverseOp)
+    axis = get_int(op.axis) % len(idx)
+    out = list(idx)
+    out[axis] = cx.kb.isub(cx.out_shape()[axis] - 1, idx[axis])
+    return out
+
+
+pointwise(transform.ReverseOp)(_gather(_reverse_map))
+
+
+def _strided_slice_map(cx: OpContext, idx: list[Index]) -> list[Index]:
+    op = cx.op
+    assert isinstance(op, transform.StridedSliceOp)
+    out = list(idx)
+    for a, start, stride, _ in op._plan(cx.operand(0).shape):  # pyright: ignore[reportPrivateUsage]
+        out[a] = cx.kb.iadd(start, cx.kb.imul(idx[a], stride))
+    return out
+
+
+pointwise(transform.StridedSliceOp)(_gather(_strided_slice_map))
+
+
+@pointwise(transform.SplitOp)
+def _split(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, transform.SplitOp)
+    shape = cx.operand(0).shape
+    axis = get_int(op.axis) % len(shape)
+    start, _ = op.pieces(shape[axis])[r]
+    src = list(idx)
+    src[axis] = cx.kb.iadd(idx[axis], start)
+    return cx.operand(0).at(src)
+
+
+def _layout_map(cx: OpContext, idx: list[Index]) -> list[Index]:
+    op = cx.op
+    assert isinstance(op, transform.LayoutTransformOp)
+    kb = cx.kb
+    src = Layout.parse(get_str(op.src_layout))
+    dst = Layout.parse(get_str(op.dst_layout))
+    # the logical (primal) position of each axis letter, from the output index
+    logical: dict[str, Index] = {}
+    for letter in dst.primal_letters:
+        outer = idx[dst.index_of(letter)]
+        factor = dst.factor_of(letter)
+        if factor > 0:
+            inner = idx[dst.index_of(letter.lower())]
+            logical[letter] = kb.iadd(kb.imul(outer, factor), inner)
+        else:
+            logical[letter] = outer
+    out: list[Index] = []
+    for axis in src.axes:
+        if axis.is_primal:
+            factor = src.factor_of(axis.letter)
+            v = logical[axis.letter]
+            out.append(kb.idiv(v, factor) if factor > 0 else v)
+        else:
+            out.append(kb.imod(logical[axis.letter.upper()], axis.factor or 1))
+    return out
+
+
+pointwise(transform.LayoutTransformOp)(_gather(_layout_map))
+
+
+def _select_chain(
+    kb: KernelBuilder,
+    position: Index,
+    bounds: Sequence[int],
+    read: Callable[[int], SSAValue],
+) -> SSAValue:
+    """The value of ``read(k)`` for the piece ``k`` with ``bounds[k] <= position <
+    bounds[k+1]``, through ``scf.if`` (only the chosen piece is read)."""
+    if isinstance(position, int):
+        for k in range(len(bounds) - 1):
+            if bounds[k] <= position < bounds[k + 1]:
+                return read(k)
+        return read(len(bounds) - 2)
+
+    def level(k: int) -> SSAValue:
+        if k == len(bounds) - 2:
+            return read(k)
+        cond = kb.icmp("slt", position, bounds[k + 1])
+        return kb.if_(cond, lambda: [read(k)], lambda: [level(k + 1)])[0]
+
+    return level(0)
+
+
+@pointwise(transform.ConcatenateOp)
+def _concatenate(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, transform.ConcatenateOp)
+    axis = get_int(op.axis) % len(idx)
+    sources = [s for s in cx.operands if s.shape[axis] > 0]
+    bounds = [0]
+    for s in sources:
+        bounds.append(bounds[-1] + s.shape[axis])
+
+    def read(k: int) -> SSAValue:
+        src = list(idx)
+        src[axis] = cx.kb.isub(idx[axis], bounds[k])
+        return sources[k].at(src)
+
+    return _select_chain(cx.kb, idx[axis], bounds, read)
+
+
+@pointwise(transform.StackOp)
+def _stack(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, transform.StackOp)
+    axis = get_int(op.axis)
+    axis = axis + len(idx) if axis < 0 else axis
+    rest = idx[:axis] + idx[axis + 1 :]
+    bounds = list(range(len(cx.operands) + 1))
+    return _select_chain(cx.kb, idx[axis], bounds, lambda k: cx.operands[k].at(rest))
+
+
+def _index_value(cx: OpContext, src: Source, idx: Sequence[Index]) -> Index:
+    """An element of an integer tensor, as an ``index``."""
+    return cx.kb.index_cast(src.at(idx), src.dtype)
+
+
+def _wrap(kb: KernelBuilder, v: Index, size: int, mode: str) -> Index:
+    if mode == "clip":
+        return kb.imin(kb.imax(v, 0), max(size - 1, 0))
+    return kb.imod(v, size) if size else v
+
+
+def _wrap_once(kb: KernelBuilder, v: Index, size: int) -> Index:
+    """A negative index counted from the end (numpy indexing)."""
+    neg = kb.icmp("slt", v, 0)
+    return kb.select(neg, kb.index(kb.iadd(v, size)), kb.index(v))
+
+
+@pointwise(transform.TakeOp)
+def _take(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, transform.TakeOp)
+    kb = cx.kb
+    data, indices = cx.operand(0), cx.operand(1)
+    mode = get_str(op.mode)
+    if op.axis is None:
+        size = int(np.prod(data.shape, dtype=np.int64))
+        flat = _wrap(kb, _index_value(cx, indices, idx), size, mode)
+        return data.at(kb.unflatten(flat, data.shape))
+    axis, batch = op._params(len(data.shape), len(indices.shape))  # pyright: ignore[reportPrivateUsage]
+    n_idx = len(indices.shape) - batch
+    pre = idx[:axis]
+    mid = idx[axis : axis + n_idx]
+    post = idx[axis + n_idx :]
+    v = _index_value(cx, indices, [*idx[:batch], *mid])
+    v = _wrap(kb, v, data.shape[axis], mode)
+    return data.at([*pre, v, *post])
+
+
+@pointwise(transform.GatherOp)
+def _gather_op(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, transform.GatherOp)
+    data, indices = cx.operand(0), cx.operand(1)
+    axis = get_int(op.axis) % len(idx)
+    v = _wrap_once(cx.kb, _index_value(cx, indices, idx), data.shape[axis])
+    src = list(idx)
+    src[axis] = v
+    return data.at(src)
+
+
+@pointwise(transform.GatherNDOp)
+def _gather_nd(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, transform.GatherNDOp)
+    data, indices = cx.operand(0), cx.operand(1)
+    m = indices.shape[0]
+    batch = get_int(op.batch_dims)
+    y_rank = len(indices.shape) - 1
+    ys, rest = idx[:y_rank], idx[y_rank:]
+    src: list[Index] = list(ys[:batch])
+    for k in range(m):
+        v = _index_value(cx, indices, [k, *ys])
+        src.append(_wrap_once(cx.kb, v, data.shape[batch + k]))
+    return data.at([*src, *rest])
+
+
+@pointwise(transform.ShapeOfOp)
+def _shape_of(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    shape = cx.operand(0).shape
+    dt = cx.out_dtype()
+    bounds = list(range(len(shape) + 1))
+    return _select_chain(cx.kb, idx[0], bounds, lambda k: cx.kb.const(shape[k], dt))
+
+
+@pointwise(transform.OneHotOp)
+def _one_hot(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, transform.OneHotOp)
+    kb = cx.kb
+    indices, on, off = cx.operands
+    axis = op._axis(len(indices.shape))  # pyright: ignore[reportPrivateUsage]
+    position = idx[axis]
+    v = _index_value(cx, indices, idx[:axis] + idx[axis + 1 :])
+    hit = kb.icmp("eq", v, position)
+    dt = cx.out_dtype()
+    on_v = kb.cast(on.at([]), on.dtype, dt)
+    off_v = kb.cast(off.at([]), off.dtype, dt)
+    return kb.select(hit, on_v, off_v)
+
+
+@pointwise(nn.PadOp)
+def _pad(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, nn.PadOp)
+    kb = cx.kb
+    data = cx.operand(0)
+    widths = op.widths(len(idx))
+    mode = get_str(op.pad_mode)
+    src: list[Index] = []
+    inside: SSAValue | None = None
+    for i, (before, after), n in zip(idx, widths, data.shape, strict=True):
+        j = kb.isub(i, before)
+        if mode == "edge":
+            j = kb.imin(kb.imax(j, 0), n - 1)
+        elif mode == "reflect":
+            j = kb.imax(j, kb.isub(0, j))  # |j| (reflect at the start)
+            j = kb.imin(j, kb.isub(2 * (n - 1), j))  # reflect at the end
+        elif before > 0 or after > 0:
+            lo = kb.icmp("sge", j, 0)
+            hi = kb.icmp("slt", j, n)
+            ok = kb.logical_and(lo, hi)
+            inside = ok if inside is None else kb.logical_and(inside, ok)
+        src.append(j)
+    if inside is None:
+        return data.at(src)
+    pad_value = cx.operand(1)
+    return kb.if_(inside, lambda: [data.at(src)], lambda: [pad_value.at([])])[0]
+
+
+@pointwise(nn.DropoutOp)
+def _dropout(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    if r == 0:
+        return cx.operand(0).at(idx)
+    return cx.kb.const(1, cx.out_dtype(1))

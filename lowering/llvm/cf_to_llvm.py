@@ -1,0 +1,39 @@
+"""``cf`` → ``llvm`` (xDSL 0.74 has no such conversion): ``cf.br`` and
+``cf.cond_br`` become ``llvm.br`` and ``llvm.cond_br`` with the same successors and
+block arguments (MLIR's ``convert-cf-to-llvm``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import cf, llvm
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+
+from xrelay.lowering.llvm.common import apply_converters
+
+
+def _br(op: Operation, b: Builder) -> Sequence[SSAValue]:
+    assert isinstance(op, cf.BranchOp)
+    b.insert(llvm.BrOp(op.successor, *op.arguments))
+    return []
+
+
+def _cond_br(op: Operation, b: Builder) -> Sequence[SSAValue]:
+    assert isinstance(op, cf.ConditionalBranchOp)
+    b.insert(
+        llvm.CondBrOp(
+            op.cond,
+            op.then_block,
+            list(op.then_arguments),
+            op.else_block,
+            list(op.else_arguments),
+        )
+    )
+    return []
+
+
+def convert_cf_to_llvm(module: ModuleOp) -> None:
+    """Convert every ``cf`` branch of ``module``."""
+    apply_converters(module, {cf.BranchOp: _br, cf.ConditionalBranchOp: _cond_br})

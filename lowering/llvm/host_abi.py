@@ -1,0 +1,124 @@
+"""The calling convention of compiled models: weights and the arena by pointer.
+
+Before memrefs become pointers, the host function's globals are replaced:
+
+* ``memref.get_global @xrelay_weight_<k>`` → the ``k``-th pointer of a weight table
+  passed to the host (a new argument): weights are bound once at build time by the
+  runtime, never written into the LLVM IR;
+* ``memref.get_global @xrelay_arena`` → the arena pointer passed to the host (a new
+  argument, so that several executors can share one compiled model);
+* ``memref.view %arena[%offset]`` → the arena pointer plus ``%offset`` bytes.
+
+The ``memref.global`` ops disappear. After the conversion to ``llvm``,
+:func:`add_entry_point` adds ``void xrelay_entry(void **args)``: one native call per
+run, ``args`` holding the input, output, weight-table and arena pointers in the host's
+argument order.
+"""
+
+from __future__ import annotations
+
+from xdsl.builder import Builder
+from xdsl.dialects import llvm, memref, ptr
+from xdsl.dialects.builtin import (
+    FunctionType,
+    MemRefType,
+    ModuleOp,
+    UnrealizedConversionCastOp,
+)
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xrelay.lowering.errors import LoweringError
+from xrelay.lowering.graph import HOST_ATTR, WEIGHT_PREFIX
+from xrelay.lowering.memory_plan import ARENA, host_function
+
+ENTRY = "xrelay_entry"
+"""The exported symbol: ``void xrelay_entry(void **args)``."""
+
+
+def weight_globals(module: ModuleOp) -> list[memref.GlobalOp]:
+    """The weight globals in table order (their order in the module)."""
+    return [
+        op
+        for op in module.ops
+        if isinstance(op, memref.GlobalOp)
+        and op.sym_name.data.startswith(WEIGHT_PREFIX)
+    ]
+
+
+def _from_llvm_pointer(b: Builder, value: SSAValue, ty: MemRefType) -> SSAValue:
+    cast = b.insert(UnrealizedConversionCastOp.get([value], [ptr.PtrType()]))
+    return b.insert(ptr.FromPtrOp(cast.results[0], ty)).res
+
+
+def lower_host_abi(module: ModuleOp) -> None:
+    """Replace the host's globals by pointer arguments (see the module docstring)."""
+    host = host_function(module)
+    if host is None:
+        raise LoweringError(
+            "lower-to-llvm: no host function (run relay-to-kernels first)"
+        )
+    weights = {g.sym_name.data: k for k, g in enumerate(weight_globals(module))}
+    block = host.body.block
+    pointer = llvm.LLVMPointerType()
+    table = block.insert_arg(pointer, len(block.args))
+    table.name_hint = "weights"
+    arena = block.insert_arg(pointer, len(block.args))
+    arena.name_hint = "arena"
+    inputs = [*host.function_type.inputs.data, pointer, pointer]
+    host.function_type = FunctionType.from_lists(inputs, [])
+
+    for op in list(block.ops):
+        if isinstance(op, memref.GetGlobalOp):
+            name = op.name_.root_reference.data
+            ty = op.memref.type
+            assert isinstance(ty, MemRefType)
+            b = Builder(InsertPoint.before(op))
+            if name == ARENA:
+                value = _from_llvm_pointer(b, arena, ty)
+            elif name in weights:
+                slot = b.insert(llvm.GEPOp(table, [weights[name]], pointer)).result
+                loaded = b.insert(llvm.LoadOp(slot, pointer)).dereferenced_value
+                value = _from_llvm_pointer(b, loaded, ty)
+            else:
+                raise LoweringError(f"{op.name}: unknown global @{name}", op)
+            Rewriter.replace_op(op, [], [value])
+        elif isinstance(op, memref.ViewOp):
+            b = Builder(InsertPoint.before(op))
+            base = b.insert(ptr.ToPtrOp(op.source)).res
+            moved = b.insert(ptr.PtrAddOp(base, op.byte_shift)).result
+            value = b.insert(ptr.FromPtrOp(moved, op.result.type)).res
+            Rewriter.replace_op(op, [], [value])
+    for op in list(module.ops):
+        if isinstance(op, memref.GlobalOp):
+            Rewriter.erase_op(op)
+
+
+def add_entry_point(module: ModuleOp, host_name: str) -> None:
+    """Add ``xrelay_entry(args)`` calling the (converted) host function."""
+    host = None
+    for op in module.ops:
+        if isinstance(op, llvm.FuncOp) and op.sym_name.data == host_name:
+            host = op
+    if host is None:
+        raise LoweringError(f"lower-to-llvm: no converted host function @{host_name}")
+    pointer = llvm.LLVMPointerType()
+    n_args = len(host.function_type.inputs.data)
+    block = Block(arg_types=[pointer])
+    b = Builder(InsertPoint.at_end(block))
+    args: list[SSAValue] = []
+    for k in range(n_args):
+        slot = b.insert(llvm.GEPOp(block.args[0], [k], pointer)).result
+        args.append(b.insert(llvm.LoadOp(slot, pointer)).dereferenced_value)
+    b.insert(llvm.CallOp(host_name, *args))
+    b.insert(llvm.ReturnOp())
+    entry = llvm.FuncOp(
+        ENTRY,
+        llvm.LLVMFunctionType([pointer]),
+        linkage=llvm.LinkageAttr("external"),
+        body=Region(block),
+    )
+    module.body.block.add_op(entry)
+
+
+__all__ = ["ENTRY", "HOST_ATTR", "add_entry_point", "lower_host_abi", "weight_globals"]

@@ -1,0 +1,85 @@
+"""The whole lowering of a relay module, as functions (the passes in
+:mod:`xrelay.lowering.passes` wrap the same steps)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
+
+from xrelay.dialects.relay.structural import numpy_from_dense
+from xrelay.lowering.emit import to_llvm_ir
+from xrelay.lowering.errors import LoweringError
+from xrelay.lowering.graph import (
+    INPUT_TYPES_ATTR,
+    INPUTS_ATTR,
+    OUTPUT_TYPES_ATTR,
+    OUTPUTS_ATTR,
+    lower_graph,
+)
+from xrelay.lowering.llvm import lower_to_llvm
+from xrelay.lowering.llvm.host_abi import weight_globals
+from xrelay.lowering.memory_plan import arena_size, host_function, plan_memory
+from xrelay.lowering.scalar_types import tensor_info
+from xrelay.runtime.spec import ModelSpec, TensorSpec
+
+
+def relay_to_kernels(module: ModuleOp, entry: str = "main") -> None:
+    """relay → kernels and a host function on memrefs, in place (types are inferred
+    first)."""
+    from xrelay.transforms.infer_type import infer_types
+
+    infer_types(module)
+    lower_graph(module, entry)
+
+
+def model_spec(module: ModuleOp) -> ModelSpec:
+    """The interface of a planned memref-level module: inputs, outputs, arena size and
+    the weights (numpy views of the constants, in table order)."""
+    host = host_function(module)
+    if host is None:
+        raise LoweringError("no host function (run relay-to-kernels first)")
+
+    def tensors(names_attr: str, types_attr: str) -> list[TensorSpec]:
+        names = cast(ArrayAttr[StringAttr], host.attributes[names_attr])
+        types = cast(ArrayAttr[TensorType], host.attributes[types_attr])
+        out: list[TensorSpec] = []
+        for name, ty in zip(names.data, types.data, strict=True):
+            shape, dt = tensor_info(ty, name.data)
+            out.append(TensorSpec(name.data, shape, dt.name))
+        return out
+
+    weights = []
+    for glob in weight_globals(module):
+        value = glob.initial_value
+        weights.append(numpy_from_dense(value))  # pyright: ignore[reportArgumentType]
+    return ModelSpec(
+        tensors(INPUTS_ATTR, INPUT_TYPES_ATTR),
+        tensors(OUTPUTS_ATTR, OUTPUT_TYPES_ATTR),
+        arena_size(module),
+        weights,
+    )
+
+
+@dataclass
+class LoweredModel:
+    """A relay module lowered to LLVM IR, with its interface."""
+
+    spec: ModelSpec
+    llvm_ir: str
+    memref_ir: str | None = None
+    """The planned memref-level module as text, when asked for."""
+
+
+def lower_model(
+    module: ModuleOp, entry: str = "main", keep_mlir: bool = False
+) -> LoweredModel:
+    """Lower a copy of ``module`` (left as it was) to LLVM IR."""
+    work = module.clone()
+    relay_to_kernels(work, entry)
+    plan_memory(work)
+    spec = model_spec(work)
+    memref_ir = str(work) if keep_mlir else None
+    lower_to_llvm(work)
+    return LoweredModel(spec, to_llvm_ir(work), memref_ir)

@@ -1,0 +1,105 @@
+"""Element types of lowered code.
+
+A relay tensor's element type is described by a numpy dtype (:func:`numpy_dtype_of`).
+Kernels see three IR types for it:
+
+* the *register* type of a scalar value: ``f16``/``f32``/``f64``, ``i1`` for ``bool``
+  and signless ``iN`` for signed and unsigned integers (arith ops are signless; the
+  numpy dtype says which of ``divsi``/``divui``, ``cmpi slt``/``ult``... to use);
+* the *memory* type of a buffer element: the register type, except ``bool`` which is
+  stored as one byte (``i8`` holding 0 or 1, numpy's layout), so memrefs never hold
+  ``i1``;
+* the memref type of a buffer: ``memref<shape x memory type>`` (static shapes only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    MemRefType,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+from xrelay.dialects.relay import dtypes
+from xrelay.dialects.relay.base import DYN
+from xrelay.lowering.errors import LoweringError
+
+DType = np.dtype[Any]
+"""A numpy dtype: how lowered code reads an element type."""
+
+_FLOATS: dict[int, Attribute] = {
+    16: Float16Type(),
+    32: Float32Type(),
+    64: Float64Type(),
+}
+
+
+def numpy_dtype_of(elem: Attribute, what: str = "tensor") -> DType:
+    """The numpy dtype of an element type, or a :class:`LoweringError`."""
+    if isinstance(elem, BFloat16Type):
+        raise LoweringError(f"{what}: bfloat16 tensors cannot be lowered yet")
+    try:
+        return dtypes.numpy_dtype(elem)
+    except dtypes.DTypeError as e:
+        raise LoweringError(f"{what}: {e}") from None
+
+
+def register_type(dt: DType) -> Attribute:
+    """The IR type of a scalar value of dtype ``dt``."""
+    if dt.kind == "f":
+        return _FLOATS[dt.itemsize * 8]
+    if dt.kind == "b":
+        return IntegerType(1)
+    return IntegerType(dt.itemsize * 8)
+
+
+def memory_type(dt: DType) -> Attribute:
+    """The IR type of a buffer element of dtype ``dt`` (``bool`` is a byte)."""
+    if dt.kind == "b":
+        return IntegerType(8)
+    return register_type(dt)
+
+
+def is_float(dt: DType) -> bool:
+    return dt.kind == "f"
+
+
+def is_signed(dt: DType) -> bool:
+    """Signed integers (``bool`` and unsigned integers are not)."""
+    return dt.kind == "i"
+
+
+def static_shape(ty: TensorType, what: str) -> tuple[int, ...]:
+    """The shape of a ranked tensor type, or a :class:`LoweringError` when a
+    dimension is dynamic."""
+    shape = tuple(ty.get_shape())
+    if DYN in shape:
+        raise LoweringError(f"{what}: cannot lower the dynamic shape {ty}")
+    return shape
+
+
+def tensor_info(ty: Attribute, what: str) -> tuple[tuple[int, ...], DType]:
+    """Shape and numpy dtype of a value's tensor type (``what`` names it in errors)."""
+    if not isinstance(ty, TensorType):
+        raise LoweringError(f"{what}: cannot lower a value of type {ty}")
+    tensor = cast(TensorType, ty)
+    return static_shape(tensor, what), numpy_dtype_of(tensor.get_element_type(), what)
+
+
+def memref_type(shape: Sequence[int], dt: DType) -> MemRefType:
+    """``memref<shape x memory_type(dt)>``."""
+    return MemRefType(memory_type(dt), list(shape))
+
+
+def nbytes(shape: Sequence[int], dt: DType) -> int:
+    """Size in bytes of a buffer."""
+    return int(np.prod(shape, dtype=np.int64)) * dt.itemsize

@@ -1,0 +1,214 @@
+"""Compiled models: :class:`Library` (made by ``xrelay.build``, JIT-compiled) and
+:class:`LoadedLibrary` (a shared library written by :meth:`Library.export_library`,
+read back by :func:`load_module` without compiling anything).
+
+Both give executors (``create()``) and a one-call form (``lib(*arrays)``).
+
+A shared library holds the model's object code, its weights as one binary blob
+(``.incbin`` in an assembler file, in a read-only section: never LLVM IR text) and its
+interface as JSON, linked with the system C compiler driver (``cc``, or ``$CC``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xrelay.runtime.executor import Executable, ExecutorError, GraphModule
+from xrelay.runtime.jit import JITModule, object_code
+from xrelay.runtime.spec import Array, ModelSpec
+
+WEIGHTS_SYMBOL = "xrelay_weights"
+METADATA_SYMBOL = "xrelay_metadata"
+
+
+class ExportError(RuntimeError):
+    """A shared library cannot be written (no linker, a failing link)."""
+
+
+class LoadError(RuntimeError):
+    """A file is not a loadable xrelay model."""
+
+
+class _Runnable:
+    """``create()`` and ``lib(*arrays)`` over an :class:`Executable`."""
+
+    executable: Executable
+
+    @property
+    def spec(self) -> ModelSpec:
+        return self.executable.spec
+
+    def create(self) -> GraphModule:
+        """A new executor (own input, output and arena buffers)."""
+        return GraphModule(self.executable)
+
+    def __call__(self, *arrays: Any, **named: Any) -> Any:
+        """Run once on ``arrays`` (positional, in input order) and/or named inputs;
+        one numpy array for a single output, a tuple for several."""
+        module = self.__dict__.get("_default")
+        if module is None:
+            module = self.create()
+            self.__dict__["_default"] = module
+        if len(arrays) > module.get_num_inputs():
+            raise ExecutorError(
+                f"the model takes {module.get_num_inputs()} inputs, {len(arrays)} were given"
+            )
+        for i, a in enumerate(arrays):
+            module.set_input(i, a)
+        if named:
+            module.set_input(**named)
+        module.run()
+        outs = [module.get_output(i) for i in range(module.get_num_outputs())]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+class Library(_Runnable):
+    """A model compiled in memory (see the module docstring)."""
+
+    def __init__(self, spec: ModelSpec, llvm_ir: str, memref_ir: str | None = None):
+        self.llvm_ir = llvm_ir
+        """The LLVM IR given to LLVM (weights are not in it)."""
+        self.memref_ir = memref_ir
+        self.jit = JITModule(llvm_ir)
+        pointers = [w.ctypes.data for w in spec.weights]
+        self.executable = Executable(
+            spec, self.jit.address(spec.entry), pointers, [self.jit, spec.weights]
+        )
+
+    def get_source(self, fmt: str = "ll") -> str:
+        """``"ll"``: the LLVM IR; ``"opt"``: after LLVM's optimisations; ``"mlir"``:
+        the memref-level kernels (when kept)."""
+        if fmt == "ll":
+            return self.llvm_ir
+        if fmt == "opt":
+            return self.jit.optimized_ir()
+        if fmt == "mlir" and self.memref_ir is not None:
+            return self.memref_ir
+        raise ValueError(f"no source of format {fmt!r}")
+
+    def export_library(
+        self, path: str | os.PathLike[str], cc: str | None = None
+    ) -> None:
+        """Write a shared library holding the code, the weights and the interface."""
+        export_shared_library(self.spec, self.jit.object_code, Path(path), cc)
+
+
+def _find_cc(cc: str | None) -> list[str]:
+    command = shlex.split(cc or os.environ.get("CC") or "cc")
+    if not command or shutil.which(command[0]) is None:
+        raise ExportError(
+            f"export_library needs a C compiler driver to link the shared library, and "
+            f"{command[0] if command else 'cc'!r} was not found on PATH (install one, or "
+            "set CC)"
+        )
+    return command
+
+
+def _asm_string(path: Path) -> str:
+    return '"' + str(path).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def export_shared_library(
+    spec: ModelSpec, code: str | bytes, path: Path, cc: str | None = None
+) -> None:
+    """Link ``code`` (position-independent object code, or LLVM IR compiled to it)
+    with the weights blob and the metadata into the shared library ``path``."""
+    command = _find_cc(cc)
+    obj = code if isinstance(code, bytes) else object_code(code)
+    with tempfile.TemporaryDirectory(prefix="xrelay-export-") as tmp:
+        d = Path(tmp)
+        (d / "model.o").write_bytes(obj)
+        with open(d / "weights.bin", "wb") as f:
+            for w, (offset, _) in zip(spec.weights, spec.weight_layout(), strict=True):
+                f.write(b"\0" * (offset - f.tell()))
+                f.write(np.ascontiguousarray(w).reshape(-1).view(np.uint8).data)
+        (d / "meta.json").write_text(spec.to_json())
+        (d / "blob.S").write_text(
+            "\n".join(
+                [
+                    '\t.section .rodata.xrelay,"a"',
+                    "\t.balign 64",
+                    f"\t.globl {WEIGHTS_SYMBOL}",
+                    f"{WEIGHTS_SYMBOL}:",
+                    f"\t.incbin {_asm_string(d / 'weights.bin')}",
+                    "\t.byte 0",
+                    f"\t.globl {METADATA_SYMBOL}",
+                    f"{METADATA_SYMBOL}:",
+                    f"\t.incbin {_asm_string(d / 'meta.json')}",
+                    "\t.byte 0",
+                    '\t.section .note.GNU-stack,"",@progbits',
+                    "",
+                ]
+            )
+        )
+        out = Path(path).resolve()
+        args = [
+            *command,
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(out),
+            str(d / "model.o"),
+            str(d / "blob.S"),
+            "-lm",
+        ]
+        result = subprocess.run(args, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise ExportError(
+                f"linking {out.name} failed ({' '.join(args[:2])} ...):\n"
+                + (result.stderr or result.stdout).strip()
+            )
+
+
+class LoadedLibrary(_Runnable):
+    """A shared library written by :meth:`Library.export_library`."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path).resolve()
+        try:
+            self.dll = ctypes.CDLL(str(self.path))
+        except OSError as e:
+            raise LoadError(f"{path}: cannot load the shared library: {e}") from None
+        try:
+            meta = ctypes.c_char.in_dll(self.dll, METADATA_SYMBOL)
+            base = ctypes.c_char.in_dll(self.dll, WEIGHTS_SYMBOL)
+        except ValueError:
+            raise LoadError(
+                f"{path}: not an xrelay model (no {METADATA_SYMBOL})"
+            ) from None
+        text = ctypes.string_at(ctypes.addressof(meta)).decode()
+        try:
+            spec, layout = ModelSpec.from_json(text)
+        except (ValueError, KeyError) as e:
+            raise LoadError(f"{path}: {e}") from None
+        entry = ctypes.cast(getattr(self.dll, spec.entry), ctypes.c_void_p).value
+        assert entry is not None
+        weights_base = ctypes.addressof(base)
+        pointers: Sequence[int] = [weights_base + off for off, _ in layout]
+        self.executable = Executable(spec, entry, pointers, [self.dll])
+
+
+def load_module(path: str | os.PathLike[str]) -> LoadedLibrary:
+    """Load a model exported with ``lib.export_library(path)`` (no compilation)."""
+    return LoadedLibrary(path)
+
+
+__all__ = [
+    "Array",
+    "ExportError",
+    "Library",
+    "LoadError",
+    "LoadedLibrary",
+    "export_shared_library",
+    "load_module",
+]

@@ -1,0 +1,93 @@
+"""What the runtime needs to know about a compiled model besides its code: the names,
+shapes and dtypes of its inputs and outputs, the size of its arena and its weights.
+
+A :class:`ModelSpec` is JSON-serialisable (without the weight data), which is how a
+shared library carries it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Array = np.ndarray[Any, Any]
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """One input or output: name, shape and numpy dtype name."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+
+    @property
+    def np_dtype(self) -> np.dtype[Any]:
+        return np.dtype(self.dtype)
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) * self.np_dtype.itemsize
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "shape": list(self.shape), "dtype": self.dtype}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> TensorSpec:
+        return TensorSpec(
+            str(data["name"]), tuple(int(d) for d in data["shape"]), str(data["dtype"])
+        )
+
+
+@dataclass
+class ModelSpec:
+    """The interface of a compiled model (see the module docstring)."""
+
+    inputs: list[TensorSpec]
+    outputs: list[TensorSpec]
+    arena_size: int
+    weights: list[Array] = field(default_factory=list[Array])
+    """The weight arrays, in weight-table order (views of the IR's constant bytes)."""
+    entry: str = "xrelay_entry"
+
+    def weight_layout(self, alignment: int = 64) -> list[tuple[int, int]]:
+        """``(offset, nbytes)`` of each weight in one blob, ``alignment``-aligned."""
+        out: list[tuple[int, int]] = []
+        offset = 0
+        for w in self.weights:
+            out.append((offset, w.nbytes))
+            offset = (offset + w.nbytes + alignment - 1) // alignment * alignment
+        return out
+
+    def to_json(self) -> str:
+        """The spec without weight data, with the weights' layout in a blob."""
+        return json.dumps(
+            {
+                "format": "xrelay-model-1",
+                "entry": self.entry,
+                "inputs": [t.to_json() for t in self.inputs],
+                "outputs": [t.to_json() for t in self.outputs],
+                "arena_size": self.arena_size,
+                "weights": [
+                    {"offset": off, "nbytes": n} for off, n in self.weight_layout()
+                ],
+            }
+        )
+
+    @staticmethod
+    def from_json(text: str) -> tuple[ModelSpec, list[tuple[int, int]]]:
+        """The spec (weights empty) and the blob layout of the weights."""
+        data = json.loads(text)
+        if data.get("format") != "xrelay-model-1":
+            raise ValueError("not an xrelay model (unknown metadata format)")
+        spec = ModelSpec(
+            [TensorSpec.from_json(t) for t in data["inputs"]],
+            [TensorSpec.from_json(t) for t in data["outputs"]],
+            int(data["arena_size"]),
+            entry=str(data["entry"]),
+        )
+        layout = [(int(w["offset"]), int(w["nbytes"])) for w in data["weights"]]
+        return spec, layout

@@ -1,0 +1,190 @@
+"""Pooling, reductions and normalisations lowered and run against their numpy
+semantics, with random shapes and attributes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from xrelay.dialects.relay import normalization as norm
+from xrelay.dialects.relay import pooling as pl
+from xrelay.dialects.relay import reduce as red
+
+Gen = np.random.Generator
+Check = Callable[[Sequence[Any]], None]
+
+
+def _x(rng: Gen, *shape: int, dtype: str = "float32") -> Any:
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    if np.dtype(dtype).kind == "b":
+        return rng.integers(0, 2, shape).astype(dtype)
+    return rng.integers(-20, 20, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_window_pooling(seed: int, check: Check, case: Any):
+    rng = np.random.default_rng(seed)
+    cases = []
+    for op in (pl.MaxPool2DOp, pl.AvgPool2DOp):
+        for _ in range(3):
+            ph, pw = (int(k) for k in rng.integers(1, 4, 2))
+            attrs: dict[str, Any] = {
+                "pool_size": [ph, pw],
+                "strides": [int(s) for s in rng.integers(1, 3, 2)],
+                "dilation": [int(d) for d in rng.integers(1, 3, 2)],
+                "padding": [
+                    int(rng.integers(0, ph)),
+                    int(rng.integers(0, pw)),
+                    int(rng.integers(0, ph)),
+                    int(rng.integers(0, pw)),
+                ],
+                "ceil_mode": bool(rng.integers(0, 2)),
+            }
+            if op is pl.AvgPool2DOp:
+                attrs["count_include_pad"] = bool(rng.integers(0, 2))
+            cases.append(case(op, [_x(rng, 2, 3, int(rng.integers(5, 9)), 7)], attrs))
+    cases.append(
+        case(
+            pl.MaxPool2DOp,
+            [_x(rng, 1, 5, 6, 3).transpose(0, 2, 3, 1).copy()],
+            {"pool_size": [2, 2], "layout": "NHWC", "out_layout": "NCHW"},
+        )
+    )
+    cases.append(
+        case(
+            pl.AvgPool2DOp,
+            [_x(rng, 1, 2, 6, 6, dtype="int32")],
+            {"pool_size": [3, 3], "padding": [1, 1]},
+        )
+    )
+    check(cases)
+
+
+def test_global_and_adaptive_pooling(rng: Gen, check: Check, case: Any):
+    x = _x(rng, 2, 3, 7, 5)
+    check(
+        [
+            case(pl.GlobalAvgPool2DOp, [x]),
+            case(pl.GlobalMaxPool2DOp, [x]),
+            case(
+                pl.GlobalAvgPool2DOp,
+                [x.transpose(0, 2, 3, 1).copy()],
+                {"layout": "NHWC"},
+            ),
+            case(pl.GlobalAvgPool2DOp, [_x(rng, 1, 2, 3, 3, dtype="int32")]),
+            case(pl.AdaptiveAvgPool2DOp, [x], {"output_size": [3, 2]}),
+            case(pl.AdaptiveMaxPool2DOp, [x], {"output_size": [4]}),
+            case(pl.AdaptiveAvgPool2DOp, [x]),
+        ]
+    )
+
+
+REDUCTIONS = [red.SumOp, red.MeanOp, red.MaxOp, red.MinOp, red.ProdOp]
+
+
+def _axes(rng: Gen, rank: int) -> list[int]:
+    k = int(rng.integers(1, rank + 1))
+    return [
+        int(a) - (rank if rng.random() < 0.3 else 0)
+        for a in rng.choice(rank, k, replace=False)
+    ]
+
+
+@pytest.mark.parametrize("op", REDUCTIONS, ids=lambda c: c.name)
+def test_reductions(op: Any, rng: Gen, check: Check, case: Any):
+    cases = []
+    for dtype in ("float32", "float64", "int32"):
+        x = _x(rng, 3, 4, 5, dtype=dtype)
+        if op is red.ProdOp:
+            x = (x / 4 if dtype.startswith("float") else np.sign(x)).astype(dtype)
+        cases.append(
+            case(op, [x], {"axis": _axes(rng, 3), "keepdims": bool(rng.integers(0, 2))})
+        )
+    cases.append(case(op, [_x(rng, 2, 3)]))
+    cases.append(case(op, [_x(rng, 2, 3, 4)], {"axis": [1], "exclude": True}))
+    cases.append(case(op, [_x(rng, 3, 2000)], {"axis": [1]}))
+    check(cases)
+
+
+def test_logical_and_index_reductions(rng: Gen, check: Check, case: Any):
+    x = _x(rng, 3, 4, 5)
+    ties = rng.integers(0, 3, (4, 6)).astype("float32")
+    check(
+        [
+            case(red.AllOp, [_x(rng, 3, 4, dtype="bool")], {"axis": [1]}),
+            case(red.AnyOp, [_x(rng, 3, 4, dtype="bool")], {"keepdims": True}),
+            case(red.ArgMaxOp, [x], {"axis": [1]}),
+            case(red.ArgMinOp, [x], {"axis": [0, 2], "keepdims": True}),
+            case(red.ArgMaxOp, [ties], {"axis": [1], "select_last_index": True}),
+            case(red.ArgMinOp, [ties], {"axis": [1]}),
+            case(red.ArgMaxOp, [x]),
+            case(red.ArgMaxOp, [np.array([1.0, np.nan, 3.0, np.nan], "float32")]),
+        ]
+    )
+
+
+def test_statistics(rng: Gen, check: Check, case: Any):
+    x = _x(rng, 3, 4, 5)
+    mean = np.mean(x, axis=(1,), keepdims=True)
+    check(
+        [
+            case(red.VarianceOp, [x, mean], {"axis": [1]}),
+            case(
+                red.VarianceOp,
+                [x, mean],
+                {"axis": [1], "unbiased": True, "keepdims": True},
+            ),
+            case(red.StdOp, [x], {"axis": [0, 2]}),
+            case(red.StdOp, [x], {"unbiased": True}),
+            case(red.LogSumExpOp, [x * 30], {"axis": [2]}),
+            case(
+                red.LogSumExpOp,
+                [np.array([[-np.inf, -np.inf], [1.0, 2.0]], "float32")],
+                {"axis": [1]},
+            ),
+        ]
+    )
+
+
+def test_normalizations(rng: Gen, check: Check, case: Any):
+    x = _x(rng, 2, 6, 3, 4)
+    g, b = _x(rng, 6), _x(rng, 6)
+    check(
+        [
+            case(norm.BatchNormOp, [x, g, b, _x(rng, 6), np.abs(_x(rng, 6)) + 0.1]),
+            case(
+                norm.BatchNormOp,
+                [x.transpose(0, 2, 3, 1).copy(), g, b, _x(rng, 6), np.abs(_x(rng, 6))],
+                {"axis": 3, "center": False},
+            ),
+            case(norm.LayerNormOp, [x, _x(rng, 4), _x(rng, 4)]),
+            case(
+                norm.LayerNormOp,
+                [x, g, b],
+                {"axis": 1, "scale": False, "epsilon": 1e-3},
+            ),
+            case(norm.InstanceNormOp, [x, g, b]),
+            case(norm.GroupNormOp, [x, g, b], {"num_groups": 3}),
+            case(norm.GroupNormOp, [x, g, b], {"num_groups": 6, "center": False}),
+            case(norm.L2NormalizeOp, [x], {"eps": 1e-4}),
+            case(norm.L2NormalizeOp, [x], {"eps": 1e-4, "axis": [1, 3]}),
+            case(norm.LRNOp, [x], {"size": 3, "alpha": 1e-2}),
+            case(norm.LRNOp, [x], {"size": 4, "axis": 3, "bias": 1.0}),
+        ]
+    )
+
+
+def test_every_op_of_these_families_is_tested():
+    tested = {
+        pl.MaxPool2DOp, pl.AvgPool2DOp, pl.GlobalAvgPool2DOp, pl.GlobalMaxPool2DOp,
+        pl.AdaptiveAvgPool2DOp, pl.AdaptiveMaxPool2DOp, *REDUCTIONS, red.AllOp, red.AnyOp,
+        red.ArgMaxOp, red.ArgMinOp, red.VarianceOp, red.StdOp, red.LogSumExpOp,
+        norm.BatchNormOp, norm.LayerNormOp, norm.InstanceNormOp, norm.GroupNormOp,
+        norm.L2NormalizeOp, norm.LRNOp,
+    }  # fmt: skip
+    ops = [*pl.POOLING_OPS, *red.REDUCE_OPS, *norm.NORMALIZATION_OPS]
+    assert not [op.name for op in ops if op not in tested]

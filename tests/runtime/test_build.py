@@ -1,0 +1,195 @@
+"""``xrelay.build``: the library, the graph executor API, the one-call form, shared
+library export and loading, and the errors users can cause."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay import relay
+from xrelay.pass_manager import PassContext
+from xrelay.runtime import interpret
+
+
+def _model() -> tuple[Any, dict[str, Any], list[Any]]:
+    rng = np.random.default_rng(0)
+    x = relay.var("x", shape=(1, 3, 8, 8), dtype="float32")
+    w = relay.var("w", shape=(4, 3, 3, 3), dtype="float32")
+    s = relay.var("s", shape=(1, 4), dtype="float32")
+    y = relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1)))
+    y = relay.nn.global_avg_pool2d(y)
+    y = relay.add(relay.nn.batch_flatten(y), s)
+    mod = relay.IRModule.from_expr(
+        relay.Function([x, w, s], relay.Tuple([relay.nn.softmax(y), y]))
+    )
+    params = {"w": (rng.standard_normal((4, 3, 3, 3)) * 0.3).astype("float32")}
+    inputs = [
+        rng.standard_normal((1, 3, 8, 8)).astype("float32"),
+        rng.standard_normal((1, 4)).astype("float32"),
+    ]
+    return mod, params, inputs
+
+
+def _expected(mod: Any, params: dict[str, Any], inputs: list[Any]) -> Any:
+    return interpret(mod, inputs[0], params["w"], inputs[1])
+
+
+@pytest.fixture(scope="module")
+def built() -> tuple[Any, Any, list[Any]]:
+    mod, params, inputs = _model()
+    lib = xrelay.build(mod, target="llvm", params=params)
+    return lib, _expected(mod, params, inputs), inputs
+
+
+def test_graph_executor_api(built: Any):
+    lib, expected, inputs = built
+    m = lib.create()
+    assert m.get_num_inputs() == 2
+    assert m.get_num_outputs() == 2
+    m.set_input("x", inputs[0])
+    m.set_input(1, inputs[1])
+    m.run()
+    for i in range(2):
+        np.testing.assert_allclose(m.get_output(i), expected[i], rtol=1e-5, atol=1e-6)
+    # keyword and dict forms, and run(**inputs)
+    m.set_input(x=np.zeros_like(inputs[0]))
+    m.set_input({"s": inputs[1]})
+    m.run(x=inputs[0])
+    np.testing.assert_allclose(m.get_output(0), expected[0], rtol=1e-5, atol=1e-6)
+    out = np.empty_like(expected[1])
+    assert m.get_output(1, out) is out
+    np.testing.assert_allclose(m.get_input("s"), inputs[1])
+
+
+def test_one_call_form_and_independent_executors(built: Any):
+    lib, expected, inputs = built
+    first, second = lib(*inputs)
+    np.testing.assert_allclose(first, expected[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(second, expected[1], rtol=1e-5, atol=1e-6)
+    a, b = lib.create(), lib.create()
+    a.set_input(0, inputs[0])
+    a.set_input(1, inputs[1])
+    b.set_input(0, inputs[0] * 2)
+    b.set_input(1, inputs[1])
+    a.run()
+    b.run()
+    np.testing.assert_allclose(a.get_output(1), expected[1], rtol=1e-5, atol=1e-6)
+    assert not np.allclose(b.get_output(1), expected[1])
+
+
+def test_executor_errors(built: Any):
+    from xrelay.runtime.executor import ExecutorError
+
+    lib, _, inputs = built
+    m = lib.create()
+    with pytest.raises(ExecutorError, match="no input named 'y'"):
+        m.set_input("y", inputs[0])
+    with pytest.raises(
+        ExecutorError, match=r"has shape \[1, 3, 8, 8\], got an array of shape \[3\]"
+    ):
+        m.set_input("x", np.zeros(3, "float32"))
+    with pytest.raises(ExecutorError, match="output index 5 is out of range"):
+        m.get_output(5)
+    with pytest.raises(ExecutorError, match="takes 2 inputs, 3 were given"):
+        lib(*inputs, inputs[0])
+
+
+def test_export_and_load(built: Any, tmp_path: Path):
+    from xrelay.runtime import load_module
+
+    lib, expected, inputs = built
+    path = tmp_path / "model.so"
+    lib.export_library(path)
+    loaded = load_module(path)
+    first, second = loaded(*inputs)
+    np.testing.assert_allclose(first, expected[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(second, expected[1], rtol=1e-5, atol=1e-6)
+    m = loaded.create()
+    m.set_input("x", inputs[0])
+    m.set_input("s", inputs[1])
+    m.run()
+    np.testing.assert_allclose(m.get_output(0), expected[0], rtol=1e-5, atol=1e-6)
+    # weights live in the library as a blob, not in a separate file
+    assert [p.name for p in tmp_path.iterdir()] == ["model.so"]
+
+
+def test_export_without_a_linker_is_a_clear_error(built: Any, tmp_path: Path):
+    from xrelay.runtime.library import ExportError
+
+    lib, _, _ = built
+    with pytest.raises(ExportError, match="needs a C compiler driver"):
+        lib.export_library(tmp_path / "m.so", cc="/nonexistent/cc")
+
+
+def test_load_errors(tmp_path: Path):
+    from xrelay.runtime import load_module
+    from xrelay.runtime.library import LoadError
+
+    bad = tmp_path / "bad.so"
+    bad.write_text("not a library")
+    with pytest.raises(LoadError, match="cannot load the shared library"):
+        load_module(bad)
+    with pytest.raises(LoadError, match="not an xrelay model"):
+        load_module(_libm())
+
+
+def _libm() -> str:
+    import ctypes.util
+
+    name = ctypes.util.find_library("m")
+    assert name is not None
+    for d in (
+        "/lib/x86_64-linux-gnu",
+        "/usr/lib/x86_64-linux-gnu",
+        "/lib64",
+        "/usr/lib",
+    ):
+        if os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    return name
+
+
+def test_build_forms_and_opt_levels():
+    """A builtin.module works like an IRModule; every opt_level gives the same
+    numbers; the module given is left as it was."""
+    mod, params, inputs = _model()
+    text_before = str(mod.module)
+    expected = _expected(mod, params, inputs)
+    for level in (0, 1, 2, 3):
+        with PassContext(opt_level=level):
+            lib = xrelay.build(mod.module, params=params)
+        np.testing.assert_allclose(lib(*inputs)[0], expected[0], rtol=1e-5, atol=1e-6)
+    assert str(mod.module) == text_before
+
+
+def test_build_is_a_lazy_attribute_and_a_callable_module():
+    import importlib
+    import subprocess
+    import sys
+
+    code = (
+        "import xrelay, xrelay.build, types; "
+        "assert callable(xrelay.build); "
+        "m = importlib.import_module('xrelay.build'); assert callable(m)"
+    )
+    subprocess.run([sys.executable, "-c", "import importlib; " + code], check=True)
+    assert callable(importlib.import_module("xrelay.build"))
+
+
+def test_unsupported_target():
+    mod, params, _ = _model()
+    with pytest.raises(ValueError, match="unsupported target 'cuda'"):
+        xrelay.build(mod, target="cuda", params=params)
+
+
+def test_weights_are_not_in_the_llvm_ir(built: Any):
+    lib, _, _ = built
+    ir = lib.get_source("ll")
+    assert "xrelay_entry" in ir
+    # 108 float weights would appear as constants if they were serialised
+    assert ir.count("float 0x") < 20

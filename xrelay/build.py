@@ -1,0 +1,81 @@
+"""``xrelay.build``: optimise a relay module, lower it to LLVM IR and JIT-compile it
+for the host CPU (Relay's ``relay.build`` for ``target="llvm"``)."""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Mapping
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+
+from xrelay.runtime.library import Library
+
+
+def _module_op(mod: Any) -> ModuleOp:
+    if isinstance(mod, ModuleOp):
+        return mod
+    inner = getattr(mod, "module", None)
+    if isinstance(inner, ModuleOp):
+        return inner
+    raise TypeError(
+        f"build takes a relay.IRModule or a builtin.module, not {type(mod).__name__}"
+    )
+
+
+def optimize_module(mod: Any, params: Mapping[str, Any] | None = None) -> ModuleOp:
+    """``optimize`` at the current PassContext's opt_level (bind ``params``, the
+    pass pipeline); InferType alone where the pipeline is not available. ``mod`` is
+    left as it was."""
+    try:
+        from xrelay.transforms.pipeline import optimize
+    except ImportError:
+        optimize = None
+    if optimize is not None:
+        return _module_op(optimize(mod, params))
+    from xrelay.transforms.infer_type import infer_types
+
+    work = _module_op(mod).clone()
+    if params:
+        raise NotImplementedError("binding params needs xrelay.transforms.pipeline")
+    infer_types(work)
+    return work
+
+
+def build(
+    mod: Any,
+    target: str = "llvm",
+    params: Mapping[str, Any] | None = None,
+    *,
+    entry: str = "main",
+    keep_mlir: bool = False,
+) -> Library:
+    """Compile ``mod`` (a ``relay.IRModule`` or ``builtin.module``) for the host CPU.
+
+    ``params`` binds parameters of ``@main`` by name to constant arrays (weights).
+    The module is optimised at ``PassContext.current().opt_level``, lowered
+    (:mod:`xrelay.lowering`) and JIT-compiled at LLVM O3; ``mod`` is left as it was.
+    Returns a :class:`~xrelay.runtime.library.Library`: ``lib.create()`` gives a graph
+    executor, ``lib(*arrays)`` runs once, ``lib.export_library(path)`` writes a shared
+    library. ``keep_mlir`` keeps the memref-level kernels (``lib.get_source("mlir")``).
+    """
+    if not target.split() or target.split()[0] not in ("llvm", "c"):
+        raise ValueError(f"unsupported target {target!r} (xrelay compiles for 'llvm')")
+    from xrelay.lowering.pipeline import lower_model
+
+    module = optimize_module(mod, params)
+    lowered = lower_model(module, entry, keep_mlir=keep_mlir)
+    return Library(lowered.spec, lowered.llvm_ir, lowered.memref_ir)
+
+
+class _CallableModule(types.ModuleType):
+    """``xrelay.build`` names both this module and the function: importing the
+    module first (``import xrelay.build``) makes ``xrelay.build`` the module, so the
+    module forwards calls to :func:`build`."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Library:
+        return build(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
