@@ -100,10 +100,14 @@ def main() -> None:
         return run
 
     results: dict[str, float] = {}
-    results["plain (verify-each off)"] = per_pass_us(under(PassContext(config=quiet)), n, repeat)
+    results["plain (verify-each off)"] = per_pass_us(
+        under(PassContext(config=quiet)), n, repeat
+    )
     results["verify-each on"] = per_pass_us(under(PassContext()), n, repeat)
     results["PassTimingInstrument"] = per_pass_us(
-        under(PassContext(config=quiet, instruments=[PassTimingInstrument()])), n, repeat
+        under(PassContext(config=quiet, instruments=[PassTimingInstrument()])),
+        n,
+        repeat,
     )
     results["one no-op Python instrument"] = per_pass_us(
         under(PassContext(config=quiet, instruments=[NoopInstrument()])), n, repeat
@@ -121,7 +125,9 @@ def main() -> None:
         print(f"{name:34} {us:9.3f} {us / xdsl:7.2f}x {us / TVM_US_PER_PASS:11.2f}x")
     plain = results["plain (verify-each off)"]
     verdict = "meets" if plain <= TARGET_US_PER_PASS else "misses"
-    print(f"plain: {plain:.3f} µs/pass {verdict} the {TARGET_US_PER_PASS} µs/pass target")
+    print(
+        f"plain: {plain:.3f} µs/pass {verdict} the {TARGET_US_PER_PASS} µs/pass target"
+    )
 
 
 if __name__ == "__main__":

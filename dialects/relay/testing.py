@@ -67,7 +67,9 @@ def onnx_node_outputs(
     from onnx.reference import ReferenceEvaluator
 
     named = (
-        dict(inputs) if isinstance(inputs, dict) else {f"x{i}": a for i, a in enumerate(inputs)}
+        dict(inputs)
+        if isinstance(inputs, dict)
+        else {f"x{i}": a for i, a in enumerate(inputs)}
     )
     arrays = {name: np.asarray(a) for name, a in named.items()}
     outputs = [f"y{k}" for k in range(n_outputs)]
@@ -76,10 +78,15 @@ def onnx_node_outputs(
         [node],
         "g",
         [
-            helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+            helper.make_tensor_value_info(
+                n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
+            )
             for n, a in arrays.items()
         ],
-        [helper.make_tensor_value_info(y, TensorProto.UNDEFINED, None) for y in outputs],
+        [
+            helper.make_tensor_value_info(y, TensorProto.UNDEFINED, None)
+            for y in outputs
+        ],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     results: list[Any] = list(ReferenceEvaluator(model).run(None, arrays))
