@@ -350,18 +350,39 @@ INPUTS = (
 )
 
 
-@settings(max_examples=40, deadline=None)
+def transform_passes() -> list[str]:
+    """Every registered pass of xrelay.transforms (the lowering steps are not
+    relay-to-relay passes)."""
+    from xrelay.pass_manager.registry import all_entries
+
+    return [
+        e.name
+        for e in all_entries()
+        if getattr(e.factory, "__module__", "").startswith("xrelay.transforms")
+    ]
+
+
+def test_random_program_passes_cover_the_registry():
+    assert set(MY_PASSES) <= set(transform_passes())
+    assert {"FuseOps", "SimplifyExpr", "AlterOpLayout", "FoldScaleAxis"} <= set(
+        transform_passes()
+    )
+
+
+@settings(max_examples=200, deadline=None)
 @given(STEPS)
 def test_random_programs_each_pass(steps: list[tuple[int, int, int]]):
+    """A few hundred random well-typed programs through every pass: the
+    interpreter's outputs do not change."""
     mod = random_program(steps)
     expected = interpret(mod, *INPUTS)
-    for name in MY_PASSES:
+    for name in transform_passes():
         after = get_pass(name)(mod)
         after.verify()
         assert_close(interpret(after, *INPUTS), expected)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(STEPS, st.integers(0, 3))
 def test_random_programs_pipeline(steps: list[tuple[int, int, int]], level: int):
     mod = random_program(steps)
