@@ -12,10 +12,9 @@ import logging
 import re
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
+from time import perf_counter
 from typing import IO, Any
 
 from xrelay.pass_manager.info import PassInfo
@@ -83,12 +82,16 @@ def pass_instrument(pi_cls: type | None = None) -> Any:
 # ---------------------------------------------------------------------------------------
 
 
-@dataclass
 class _Profile:
-    name: str
-    start: float = 0.0
-    duration: float = 0.0
-    children: list[_Profile] = field(default_factory=list["_Profile"])
+    """One profiled pass call (a plain slotted class: it is made on every pass)."""
+
+    __slots__ = ("children", "duration", "name", "start")
+
+    def __init__(self, name: str, start: float):
+        self.name = name
+        self.start = start
+        self.duration = 0.0
+        self.children: list[_Profile] = []
 
 
 class _TimingState(threading.local):
@@ -106,13 +109,15 @@ class PassTimingInstrument(PassInstrument):
     ``name: <total>us [<self>us] (<% of all top-level>; <% of parent>)``."""
 
     def run_before_pass(self, mod: Any, info: PassInfo) -> None:
-        node = _Profile(info.name, time.perf_counter())
-        (_timing.stack[-1].children if _timing.stack else _timing.roots).append(node)
-        _timing.stack.append(node)
+        stack = _timing.stack
+        node = _Profile(info.name, perf_counter())
+        (stack[-1].children if stack else _timing.roots).append(node)
+        stack.append(node)
 
     def run_after_pass(self, mod: Any, info: PassInfo) -> None:
+        end = perf_counter()
         node = _timing.stack.pop()
-        node.duration = time.perf_counter() - node.start
+        node.duration = end - node.start
 
     def exit_pass_ctx(self) -> None:
         # TVM clears only the tree, so a pass that raised leaves its node on the stack
