@@ -63,6 +63,20 @@ Decisions
   full loop unrolling off: unrolling the short inner loops of the blocked kernels
   before vectorisation made LLVM vectorise the wrong loop with gathers. Kernels are
   ``noinline`` and internal; the entry point is the only exported symbol.
+* **Register tiling** (:mod:`.tiling`, issue 8): the direct convolutions,
+  ``contrib_dense_pack`` and float ``batch_matmul`` keep a tile of outputs (pixels
+  times a block of output channels, or units) as ``scf.for`` carried values through
+  the reduction loops and store it once (through the fused epilogue); the innermost
+  step loads one contiguous weight vector and broadcasts input values, which LLVM's
+  SLP vectoriser turns into vector registers of the host's widest SIMD
+  (``-prefer-256-bit`` is turned off on AVX-512 hosts, :mod:`xrelay.runtime.jit`).
+  Tile sizes come from the host's vector registers (:func:`.tiling.tile_rows`,
+  override ``XRELAY_TILE_ROWS``). A plain ``conv2d`` (e.g. a 3-channel first
+  convolution that AlterOpLayout leaves in ``NCHW``) repacks its weights into a
+  kernel scratch buffer (``OpLowering.scratch``) and runs the same tiles
+  (``batch_matmul`` likewise repacks a transposed ``y``). Products are accumulated
+  with a fused multiply-add (``math.fma``, one rounding) in the reference's
+  reduction order per output.
 * **Numerics** follow each op's numpy reference (``op.compute``): NaN-propagating
   ``maximum``/``minimum``, truncating integer division with ``x / 0 == 0`` (no trap),
   numpy's casts (float → int truncates, saturating outside the range), float sums

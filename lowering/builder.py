@@ -43,6 +43,7 @@ from xrelay.lowering.scalar_types import (
     DType,
     is_float,
     is_signed,
+    memref_type,
     register_type,
 )
 
@@ -88,6 +89,7 @@ class KernelBuilder:
         self.entry = function.body.block
         self.builder = Builder(InsertPoint.at_end(self.entry))
         self._consts: dict[tuple[object, Attribute], SSAValue] = {}
+        self._flats: dict[tuple[str, SSAValue], Buffer] = {}
         self.externs: dict[str, FunctionType] = {}
         """External functions called (name → type), to declare in the module."""
 
@@ -408,6 +410,26 @@ class KernelBuilder:
             value = self.result(arith.CmpiOp(value, zero, "ne"))
         return value
 
+    def flat(self, buf: Buffer) -> Buffer:
+        """A 1-D view of ``buf`` (a ``memref.reinterpret_cast`` at the function's
+        start, made once per buffer): loads at ``flat_index(idx)`` cost one address
+        computation where a rank-``r`` load costs ``r``."""
+        key = ("flat", buf.value)
+        cached = self._flats.get(key)
+        if cached is not None:
+            return cached
+        op = memref.ReinterpretCastOp.from_dynamic(
+            buf.value, [0], [buf.size], [1], memref_type([buf.size], buf.dtype)
+        )
+        owner = buf.value.owner
+        if isinstance(owner, Block):  # a function argument
+            self.builder.insert(op, InsertPoint.at_start(owner))
+        else:
+            self.builder.insert(op, InsertPoint.after(owner))
+        out = Buffer(op.result, (buf.size,), buf.dtype)
+        self._flats[key] = out
+        return out
+
     def store(self, value: SSAValue, buf: Buffer, idx: Sequence[Index]) -> None:
         assert len(idx) == buf.rank, (idx, buf.shape)
         if buf.dtype.kind == "b":
@@ -440,6 +462,14 @@ class KernelBuilder:
     def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
         """``a * b + c`` (rounded twice, as numpy does)."""
         return self.add(self.mul(a, b), c)
+
+    def mac(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+        """``a * b + c`` for the accumulation of matrix products and convolutions:
+        one fused multiply-add (one rounding, ``math.fma``) for floats, as BLAS and
+        the other CPU compilers do; :meth:`fma` for integers."""
+        if isinstance(a.type, IntegerType):
+            return self.fma(a, b, c)
+        return self.result(xmath.FmaOp(a, b, c))
 
     def neg(self, a: SSAValue, dt: DType) -> SSAValue:
         if is_float(dt):

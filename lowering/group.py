@@ -308,11 +308,31 @@ class _GroupLowering:
         def info(v: SSAValue, what: str) -> tuple[tuple[int, ...], DType]:
             return tensor_info(v.type, what)
 
+        # scratch buffers the emitters ask for (e.g. a repacked weight)
+        op_scratch: dict[int, list[tuple[tuple[int, ...], DType]]] = {}
+        for op in group.ops:
+            if not is_compute(op) or self.is_inlined(op):
+                continue
+            hook = self.lowering(op).scratch
+            if hook is None or not all(
+                hasattr(v.type, "get_shape") for v in op.operands
+            ):
+                continue
+            wanted = hook(
+                cast(RelayOp, op),
+                [info(v, op.name) for v in op.operands],
+                [info(r, op.name) for r in op.results],
+            )
+            if wanted:
+                op_scratch[id(op)] = wanted
+
         arg_infos: list[tuple[tuple[int, ...], DType]] = []
         arg_infos += [info(v, f"{group.name}: input") for v in inputs]
         arg_infos += [info(c.result, f"{group.name}: constant") for c in weights]
         arg_infos += [info(v, f"{group.name}: output") for v in outputs]
         scratch_infos = [info(v, f"{group.name}: intermediate") for v in scratch_values]
+        for wanted in op_scratch.values():
+            scratch_infos += wanted
         arg_infos += scratch_infos
 
         kb = KernelBuilder.new_function(
@@ -337,8 +357,10 @@ class _GroupLowering:
         out_bufs = bufs[n_in + n_w : n_in + n_w + n_out]
         scratch_bufs = bufs[n_in + n_w + n_out :]
         dest: dict[SSAValue, Buffer] = dict(
-            zip(scratch_values, scratch_bufs, strict=True)
+            zip(scratch_values, scratch_bufs[: len(scratch_values)], strict=True)
         )
+        extra = iter(scratch_bufs[len(scratch_values) :])
+        op_bufs = {k: [next(extra) for _ in v] for k, v in op_scratch.items()}
         written: set[SSAValue] = set()
         for v, b in zip(outputs, out_bufs, strict=True):
             if v not in dest:
@@ -358,7 +380,13 @@ class _GroupLowering:
                 else:
                     operands.append(self.source(sources, v, op))
             results = [info(r, op.name) for r in op.results]
-            cx = OpContext(kb, cast(RelayOp, op), operands, results)
+            cx = OpContext(
+                kb,
+                cast(RelayOp, op),
+                operands,
+                results,
+                scratch=op_bufs.get(id(op), []),
+            )
             if self.is_inlined(op):
                 for r, res in enumerate(op.results):
                     sources[res] = InlineSource(

@@ -123,6 +123,8 @@ class OpContext:
     results: list[tuple[tuple[int, ...], DType]]
     cache: dict[str, Any] = field(default_factory=dict[str, Any])
     """Per-op scratch space for emitters (e.g. values computed once per kernel)."""
+    scratch: list[Buffer] = field(default_factory=list[Buffer])
+    """The kernel's scratch buffers the op asked for (:func:`scratch`)."""
 
     def operand(self, k: int) -> Source:
         return self.operands[k]
@@ -142,6 +144,10 @@ Materialize = Callable[[OpContext, list[Buffer]], None]
 Epilogue = Callable[[SSAValue, list[Index]], SSAValue]
 """A function of an output element's value and index, giving the value to store."""
 WithEpilogue = Callable[[OpContext, Buffer, Epilogue], None]
+TensorInfo = tuple[tuple[int, ...], DType]
+Scratch = Callable[[RelayOp, list[TensorInfo], list[TensorInfo]], list[TensorInfo]]
+"""``(op, operand infos, result infos) -> scratch buffers`` an emitter needs (e.g. a
+repacked weight), given to it as :attr:`OpContext.scratch`."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +161,8 @@ class OpLowering:
     with_epilogue: WithEpilogue | None = None
     """Writes the (single) result, applying an epilogue to each element while it is
     hot (a fused bias / activation)."""
+    scratch: Scratch | None = None
+    """The scratch buffers the emitters need (none by default)."""
 
     def emit(self, cx: OpContext, outs: list[Buffer]) -> None:
         """Write every result of the op into ``outs``."""
@@ -217,6 +225,26 @@ def with_epilogue(*op_classes: type[RelayOp]) -> Callable[[WithEpilogue], WithEp
                 materialize=old.materialize,
                 cheap=old.cheap,
                 with_epilogue=fn,
+                scratch=old.scratch,
+            )
+        return fn
+
+    return register
+
+
+def scratch(*op_classes: type[RelayOp]) -> Callable[[Scratch], Scratch]:
+    """Register the scratch buffers the emitters of ``op_classes`` need (see
+    :data:`Scratch`); register it after the emitters."""
+
+    def register(fn: Scratch) -> Scratch:
+        for cls in op_classes:
+            old = _LOWERINGS[cls]
+            _LOWERINGS[cls] = OpLowering(
+                value_at=old.value_at,
+                materialize=old.materialize,
+                cheap=old.cheap,
+                with_epilogue=old.with_epilogue,
+                scratch=fn,
             )
         return fn
 

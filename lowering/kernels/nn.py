@@ -17,12 +17,19 @@ from collections.abc import Callable, Generator, Sequence
 from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import nn
-from xrelay.dialects.relay.base import get_bool, get_int
+from xrelay.dialects.relay.base import RelayOp, get_bool, get_int
 from xrelay.lowering.builder import Buffer, Index, KernelBuilder
-from xrelay.lowering.kernels import OpContext, materialize, pointwise
+from xrelay.lowering.kernels import (
+    OpContext,
+    TensorInfo,
+    materialize,
+    pointwise,
+    scratch,
+)
 from xrelay.lowering.kernels.pool import from_nchw, to_nchw
 from xrelay.lowering.kernels.reduce import F64
-from xrelay.lowering.scalar_types import DType
+from xrelay.lowering.scalar_types import DType, is_float
+from xrelay.lowering.tiling import host_vector_unit, tile_rows
 
 
 def dot(
@@ -232,22 +239,137 @@ def _conv2d_transpose(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
 
 @materialize(nn.DensePackOp)
 def _dense_pack(cx: OpContext, outs: list[Buffer]) -> None:
-    """``data [M, K] @ unpack(weight).T`` with ``weight [U/n, K, n]``: for each block
-    of ``n`` units, the ``n`` outputs accumulate ``x[m, k] * weight[b, k, :]`` (the
-    innermost loop runs over the contiguous block, vectorised; LLVM keeps the block's
-    sums in registers)."""
+    """``data [M, K] @ unpack(weight).T`` with ``weight [U/n, K, n]``, register-tiled:
+    a tile of one row times ``B`` blocks of ``n`` units
+    (``B`` = :func:`~xrelay.lowering.tiling.tile_rows`) is carried through the ``k``
+    loop and stored once. Each step loads the ``B`` contiguous weight blocks
+    (vectors) and one data value (broadcast); LLVM's SLP vectoriser keeps the sums in
+    vector registers. Every output sums over ``k`` in order, as the reference loop
+    does."""
     kb = cx.kb
     x, w = cx.operand(0), cx.operand(1)
     out = outs[0]
     dt = out.dtype
     m_n, k_n = x.shape
     b_n, _, blk = w.shape
-    with kb.loop(0, m_n) as m, kb.loop(0, b_n) as b:
-        with kb.loop(0, blk) as j:
-            kb.store(kb.zero(dt), out, [m, kb.iadd(kb.imul(b, blk), j)])
-        with kb.loop(0, k_n) as k:
-            xv = kb.cast(x.at([m, k]), x.dtype, dt)
-            with kb.loop(0, blk) as j:
-                idx = [m, kb.iadd(kb.imul(b, blk), j)]
-                wv = kb.cast(w.at([b, k, j]), w.dtype, dt)
-                kb.store(kb.fma(xv, wv, kb.load(out, idx)), out, idx)
+    total = tile_rows(blk, dt.itemsize)
+    # one row per tile: tiles of several rows were left scalar by LLVM's SLP
+    # vectoriser once the row loop has more than one trip
+    rows = 1
+    blocks = max(1, min(b_n, total))
+
+    def tile(m0: Index, nr: int, b0: Index, nb: int) -> None:
+        def body(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
+            xs = [kb.cast(x.at([kb.iadd(m0, r), k]), x.dtype, dt) for r in range(nr)]
+            bs = [kb.iadd(b0, c) for c in range(nb)]
+            ws = [
+                kb.cast(w.at([bs[c], k, j]), w.dtype, dt)
+                for c in range(nb)
+                for j in range(blk)
+            ]
+            return [
+                kb.mac(xs[r], ws[q], acc[r * nb * blk + q])
+                for r in range(nr)
+                for q in range(nb * blk)
+            ]
+
+        acc = kb.fold_loop(0, k_n, [kb.zero(dt)] * (nr * nb * blk), body)
+        first = kb.imul(b0, blk)
+        for r in range(nr):
+            row = kb.iadd(m0, r)
+            for q in range(nb * blk):
+                kb.store(acc[r * nb * blk + q], out, [row, kb.iadd(first, q)])
+
+    def block_tiles(b0: Index, nb: int) -> None:
+        full_m = m_n // rows * rows
+        if full_m:
+            with kb.loop(0, full_m, rows) as m0:
+                tile(m0, rows, b0, nb)
+        if m_n - full_m:
+            tile(full_m, m_n - full_m, b0, nb)
+
+    # unit blocks outside: a block's weights stay in cache over all the rows
+    full = b_n // blocks * blocks
+    if full:
+        with kb.loop(0, full, blocks) as b0:
+            block_tiles(b0, blocks)
+    if b_n - full:
+        block_tiles(full, b_n - full)
+
+
+def _vector_lanes(dt: DType) -> int:
+    return max(1, host_vector_unit().bytes // dt.itemsize)
+
+
+def _batch_matmul_scratch(
+    op: RelayOp, operands: list[TensorInfo], results: list[TensorInfo]
+) -> list[TensorInfo]:
+    """``y`` as ``[B, K, N]`` when it is given transposed (``transpose_b``, Relay's
+    default): :func:`_batch_matmul_tiled` reads it along ``N``."""
+    assert isinstance(op, nn.BatchMatmulOp)
+    (_, x_dt), (y_shape, _) = operands
+    dt = results[0][1]
+    if not (is_float(dt) and is_float(x_dt)) or not get_bool(op.transpose_b):
+        return []
+    b, n, k = y_shape
+    return [((b, k, n), dt)]
+
+
+@materialize(nn.BatchMatmulOp)
+def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
+    """``batch_matmul`` for floats, register-tiled: for each batch entry and row, the
+    row's outputs are done in tiles of ``V`` vectors of lanes
+    (``V`` = :func:`~xrelay.lowering.tiling.tile_rows`) carried through the ``k``
+    loop: each step broadcasts ``x[b, m, k]`` and loads ``y[b, k, n0:n0+V*L]``
+    (contiguous; a transposed ``y`` is first copied into the kernel's scratch as
+    ``[B, K, N]``). Every output sums over ``k`` in order, as the reference loop does.
+    Integer products keep the one-dot-per-output loop nest."""
+    op = cx.op
+    assert isinstance(op, nn.BatchMatmulOp)
+    kb = cx.kb
+    out = outs[0]
+    dt = out.dtype
+    x, y = cx.operand(0), cx.operand(1)
+    if not (is_float(dt) and is_float(x.dtype)):
+        with kb.nest(out.shape) as idx:
+            kb.store(_batch_matmul(cx, 0, idx), out, idx)
+        return
+    ta, tb = get_bool(op.transpose_a), get_bool(op.transpose_b)
+    b_n, m_n, n_n = out.shape
+    k_n = x.shape[1] if ta else x.shape[2]
+    if tb:
+        yt = cx.scratch[0]
+        with kb.nest(yt.shape) as (b, k, n):
+            kb.store(kb.cast(y.at([b, n, k]), y.dtype, dt), yt, [b, k, n])
+        y_at: Callable[[Index, Index, Index], SSAValue] = lambda b, k, n: kb.load(  # noqa: E731
+            yt, [b, k, n]
+        )
+        y_batches = yt.shape[0]
+    else:
+        y_at = lambda b, k, n: kb.cast(y.at([b, k, n]), y.dtype, dt)  # noqa: E731
+        y_batches = y.shape[0]
+    lanes = _vector_lanes(dt)
+    width = min(n_n, lanes * tile_rows(lanes, dt.itemsize))
+
+    def tile(b: Index, m: Index, n0: Index, nw: int) -> None:
+        bx = 0 if x.shape[0] == 1 else b
+        by = 0 if y_batches == 1 else b
+
+        def body(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
+            xv = kb.cast(x.at([bx, k, m] if ta else [bx, m, k]), x.dtype, dt)
+            return [kb.mac(xv, y_at(by, k, kb.iadd(n0, j)), acc[j]) for j in range(nw)]
+
+        acc = kb.fold_loop(0, k_n, [kb.zero(dt)] * nw, body)
+        for j in range(nw):
+            kb.store(acc[j], out, [b, m, kb.iadd(n0, j)])
+
+    full = n_n // width * width
+    with kb.loop(0, b_n) as b, kb.loop(0, m_n) as m:
+        if full:
+            with kb.loop(0, full, width) as n0:
+                tile(b, m, n0, width)
+        if n_n - full:
+            tile(b, m, full, n_n - full)
+
+
+scratch(nn.BatchMatmulOp)(_batch_matmul_scratch)

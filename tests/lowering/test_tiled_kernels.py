@@ -1,0 +1,208 @@
+"""The register-tiled kernels (issue 8) on odd shapes, against the ops' numpy
+semantics: sizes that are not multiples of the tile or of the vector lanes, 1-sized
+dimensions, padding on either side of a row, strides and dilations, large channel
+counts; and the tile-size override (``XRELAY_TILE_ROWS``).
+
+Families: the plain ``conv2d`` (weights repacked into scratch, e.g. a 3-channel first
+convolution), the blocked ``contrib_conv2d_NCHWc`` and ``contrib_dense_pack``.
+Default tolerances (rtol 1e-5, atol 1e-6), inputs with a standard deviation of 0.5
+(small integers for the large channel counts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from xrelay.dialects.relay import nn
+from xrelay.dialects.relay.layout import transform_array
+from xrelay.lowering import tiling
+
+Gen = np.random.Generator
+Check = Callable[[Sequence[Any]], None]
+
+
+def _x(rng: Gen, *shape: int) -> Any:
+    return (rng.standard_normal(shape) * 0.5).astype("float32")
+
+
+def _ints(rng: Gen, *shape: int) -> Any:
+    """Small integers as float32: the long sums of the large-channel cases are then
+    exact in any order (float32 rounding of a 600-term sum alone exceeds the default
+    tolerances near zero, for the reference loop nest too)."""
+    return rng.integers(-4, 5, shape).astype("float32")
+
+
+def _plain_cases(rng: Gen, case: Any) -> list[Any]:
+    out: list[Any] = []
+    # (N, C, H, W), (O, KH, KW), attrs
+    shapes: list[tuple[tuple[int, ...], tuple[int, ...], dict[str, Any]]] = [
+        # a ResNet-like stem, scaled down: 3 channels, 7x7, stride 2, padding 3
+        ((1, 3, 23, 29), (20, 7, 7), {"strides": [2, 2], "padding": [3, 3]}),
+        # one output channel, one input channel, 1-wide rows
+        ((2, 1, 5, 1), (1, 3, 1), {"padding": [1, 0]}),
+        # width 1 output with padding on both sides of the row
+        ((1, 2, 4, 3), (3, 3, 3), {"strides": [1, 3], "padding": [1, 1, 0, 1]}),
+        # large channel counts, not multiples of the lanes
+        ((1, 70, 6, 11), (33, 3, 3), {"padding": [1, 1]}),
+        # dilation, asymmetric padding, a kernel wider than the data
+        ((1, 4, 9, 5), (17, 2, 7), {"dilation": [2, 1], "padding": [0, 2, 1, 3]}),
+        # 1x1 with stride
+        ((1, 8, 7, 7), (16, 1, 1), {"strides": [2, 2]}),
+    ]
+    for (n, c, h, w), (o, kh, kw), attrs in shapes:
+        gen = _ints if c > 32 else _x
+        out.append(
+            case(nn.Conv2DOp, [gen(rng, n, c, h, w), gen(rng, o, c, kh, kw)], attrs)
+        )
+    # other layouts: NHWC data and output, HWIO kernel
+    x = _x(rng, 1, 5, 13, 3)
+    out.append(
+        case(
+            nn.Conv2DOp,
+            [np.transpose(x, (0, 2, 3, 1)).copy(), _x(rng, 3, 3, 5, 18)],
+            {
+                "data_layout": "NHWC",
+                "kernel_layout": "HWIO",
+                "out_layout": "NHWC",
+                "padding": [1, 2],
+                "strides": [2, 1],
+            },
+        )
+    )
+    return out
+
+
+def test_plain_conv_odd_shapes(rng: Gen, check: Check, case: Any):
+    check(_plain_cases(rng, case))
+
+
+def _nchwc(
+    case: Any,
+    x: Any,
+    w: Any,
+    ic: int,
+    oc: int,
+    attrs: dict[str, Any],
+) -> Any:
+    return case(
+        nn.Conv2DNCHWcOp,
+        [
+            transform_array(x, "NCHW", f"NCHW{ic}c"),
+            transform_array(w, "OIHW", f"OIHW{ic}i{oc}o"),
+        ],
+        {
+            "data_layout": f"NCHW{ic}c",
+            "kernel_layout": f"OIHW{ic}i{oc}o",
+            "out_layout": f"NCHW{oc}c",
+            **attrs,
+        },
+    )
+
+
+def _nchwc_cases(rng: Gen, case: Any) -> list[Any]:
+    return [
+        # rows of 1, 9 and 23 pixels (tiles of 8: remainders and masked borders)
+        _nchwc(
+            case,
+            _x(rng, 1, 16, 3, 1),
+            _x(rng, 16, 16, 3, 3),
+            16,
+            16,
+            {"padding": [1, 1]},
+        ),
+        _nchwc(
+            case, _x(rng, 2, 8, 5, 9), _x(rng, 32, 8, 3, 3), 8, 16, {"padding": [1, 1]}
+        ),
+        _nchwc(
+            case,
+            _ints(rng, 1, 32, 4, 46),
+            _ints(rng, 16, 32, 3, 5),
+            16,
+            16,
+            {"strides": [1, 2], "padding": [0, 2, 1, 1]},
+        ),
+        # large channel counts, a 1x1 kernel
+        _nchwc(case, _ints(rng, 1, 128, 3, 13), _ints(rng, 64, 128, 1, 1), 16, 16, {}),
+        # dilation wider than the row, blocks of 4 and 2
+        _nchwc(
+            case,
+            _x(rng, 1, 4, 6, 5),
+            _x(rng, 6, 4, 3, 3),
+            4,
+            2,
+            {"dilation": [2, 2], "padding": [2, 2]},
+        ),
+    ]
+
+
+def test_nchwc_conv_odd_shapes(rng: Gen, check: Check, case: Any):
+    check(_nchwc_cases(rng, case))
+
+
+def _dense_pack_cases(rng: Gen, case: Any) -> list[Any]:
+    out: list[Any] = []
+    # (M, K, units, n): 1 row; blocks not a multiple of the tile; K = 1; large K
+    for m, k, u, n in [(1, 37, 48, 16), (9, 5, 88, 8), (3, 1, 4, 4), (2, 700, 160, 16)]:
+        gen = _ints if k > 32 else _x
+        out.append(
+            case(
+                nn.DensePackOp,
+                [gen(rng, m, k), gen(rng, u // n, k, n)],
+                {"weight_layout": f"NC{n}n"},
+                constants=[1],
+            )
+        )
+    return out
+
+
+def test_dense_pack_odd_shapes(rng: Gen, check: Check, case: Any):
+    check(_dense_pack_cases(rng, case))
+
+
+@pytest.mark.parametrize("rows", ["1", "3"])
+def test_tile_override(
+    rows: str, rng: Gen, check: Check, case: Any, monkeypatch: pytest.MonkeyPatch
+):
+    """``XRELAY_TILE_ROWS`` changes the tiles (1: the untiled plain convolution),
+    not the results."""
+    monkeypatch.setenv("XRELAY_TILE_ROWS", rows)
+    assert tiling.tile_rows(16, 4) == int(rows)
+    check(_plain_cases(rng, case)[:3] + _nchwc_cases(rng, case)[:2])
+    check(_dense_pack_cases(rng, case)[:2])
+
+
+def test_tile_rows_from_host(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("XRELAY_TILE_ROWS", raising=False)
+    unit = tiling.host_vector_unit()
+    rows = tiling.tile_rows(16, 4)
+    assert 1 <= rows <= tiling.MAX_TILE_ROWS
+    assert rows * -(-64 // unit.bytes) <= max(1, unit.registers // 2)
+    monkeypatch.setenv("XRELAY_TILE_ROWS", "zero")
+    with pytest.raises(ValueError, match="XRELAY_TILE_ROWS"):
+        tiling.tile_rows(16, 4)
+
+
+def test_batch_matmul_odd_shapes(rng: Gen, check: Check, case: Any):
+    cases: list[Any] = []
+    # (B_x, B_y, M, K, N, transpose_a, transpose_b)
+    for bx, by, m, k, n, ta, tb in [
+        (2, 2, 3, 5, 37, False, True),  # Relay's default layout, N not a tile multiple
+        (1, 3, 1, 1, 1, False, False),  # 1-sized dims, broadcast batch
+        (3, 1, 4, 7, 130, True, False),  # transposed x, broadcast y, N > one tile
+        (1, 1, 2, 300, 20, True, True),  # large K (small integers: exact sums)
+    ]:
+        gen = _ints if k > 32 else _x
+        xs = (bx, k, m) if ta else (bx, m, k)
+        ys = (by, n, k) if tb else (by, k, n)
+        cases.append(
+            case(
+                nn.BatchMatmulOp,
+                [gen(rng, *xs), gen(rng, *ys)],
+                {"transpose_a": ta, "transpose_b": tb},
+            )
+        )
+    check(cases)
