@@ -3,13 +3,18 @@ and run, next to a plain numpy implementation (``bench/numpy_im2col.py``) and
 onnxruntime (when installed) measured in the same run.
 
     .venv/bin/python bench/e2e.py [--models /work/shared/models] [--runs 20]
-                                  [--opt-level 3] [--only resnet18 ...]
+                                  [--opt-level 3] [--only resnet18 ...] [--threads N]
+
+onnxruntime is an optional peer: ``pip install -e '.[bench]'`` installs it.
 
 Per model (each in a fresh subprocess, so that memory figures are its own):
 
 * ``compile s``: ``xrelay.build`` at the opt level (import excluded);
+* ``thr``: the threads xrelay ran on (``--threads``, else ``XRELAY_NUM_THREADS``,
+  else automatic: the cores, one for tiny models);
 * ``xrelay ms``: median latency of ``run()`` over ``--runs`` runs (after one warm-up),
-  and GFLOP/s = 2 * MACs (``manifest.json``) / latency;
+  and GFLOP/s = 2 * MACs (``manifest.json``) / latency; ``1-thr ms``: the same on
+  one thread;
 * ``numpy ms`` / ``ort ms``: the same for the peers, and the ratio xrelay / peer;
 * ``peak MB``: peak resident memory above the process's size before importing the
   model (import, build and runs), and the model's weight size for scale;
@@ -51,7 +56,9 @@ def _median_ms(fn: Any, runs: int) -> float:
     return statistics.median(times) * 1e3
 
 
-def measure(models: Path, name: str, runs: int, opt_level: int) -> dict[str, Any]:
+def measure(
+    models: Path, name: str, runs: int, opt_level: int, threads: int | None
+) -> dict[str, Any]:
     """Measure one model (run in a subprocess by :func:`main`)."""
     import numpy as np
 
@@ -78,10 +85,16 @@ def measure(models: Path, name: str, runs: int, opt_level: int) -> dict[str, Any
         lib = xrelay.build(mod, params=params)
     compile_s = time.perf_counter() - start
     m = lib.create()
+    if threads is not None:
+        m.set_num_threads(threads)
     m.set_input(0, x)
     xrelay_ms = _median_ms(m.run, runs)
     err = float(np.max(np.abs(m.get_output(0) - ref)))
     peak = _status("VmHWM") - base
+    one = lib.create()
+    one.set_num_threads(1)
+    one.set_input(0, x)
+    one_ms = _median_ms(one.run, runs)
 
     peer = NumpyModel(models / f"{name}.onnx")
     numpy_ms = _median_ms(lambda: peer(x), runs)
@@ -99,6 +112,8 @@ def measure(models: Path, name: str, runs: int, opt_level: int) -> dict[str, Any
         "weights_mb": int(manifest["params"]) * 4 / 1e6,
         "compile_s": compile_s,
         "xrelay_ms": xrelay_ms,
+        "threads": m.num_threads,
+        "one_thread_ms": one_ms,
         "numpy_ms": numpy_ms,
         "ort_ms": ort_ms,
         "peak_mb": peak / 1e6,
@@ -113,7 +128,8 @@ def _gflops(macs: int, ms: float) -> float:
 
 def report(rows: list[dict[str, Any]]) -> None:
     head = (
-        f"{'model':<13}{'compile s':>10}{'xrelay ms':>11}{'GFLOP/s':>9}"
+        f"{'model':<13}{'compile s':>10}{'thr':>4}{'xrelay ms':>11}{'GFLOP/s':>9}"
+        f"{'1-thr ms':>10}"
         f"{'numpy ms':>10}{'GFLOP/s':>9}{'x/numpy':>9}{'ort ms':>9}{'x/ort':>8}"
         f"{'peak MB':>9}{'weights':>9}{'max err':>10}"
     )
@@ -125,8 +141,9 @@ def report(rows: list[dict[str, Any]]) -> None:
             "n/a" if r["ort_ms"] is None else f"{r['xrelay_ms'] / r['ort_ms']:.2f}"
         )
         print(
-            f"{r['model']:<13}{r['compile_s']:>10.2f}{r['xrelay_ms']:>11.3f}"
-            f"{_gflops(r['macs'], r['xrelay_ms']):>9.2f}{r['numpy_ms']:>10.3f}"
+            f"{r['model']:<13}{r['compile_s']:>10.2f}{r['threads']:>4}"
+            f"{r['xrelay_ms']:>11.3f}{_gflops(r['macs'], r['xrelay_ms']):>9.2f}"
+            f"{r['one_thread_ms']:>10.3f}{r['numpy_ms']:>10.3f}"
             f"{_gflops(r['macs'], r['numpy_ms']):>9.2f}"
             f"{r['xrelay_ms'] / r['numpy_ms']:>9.2f}{ort:>9}{ratio_ort:>8}"
             f"{r['peak_mb']:>9.1f}{r['weights_mb']:>9.1f}{r['max_err']:>10.2e}"
@@ -141,10 +158,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--opt-level", type=int, default=3)
     parser.add_argument("--only", nargs="*", default=None, help="model names")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="xrelay's thread count (default: XRELAY_NUM_THREADS, else automatic)",
+    )
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
-        print(json.dumps(measure(args.models, args.child, args.runs, args.opt_level)))
+        row = measure(args.models, args.child, args.runs, args.opt_level, args.threads)
+        print(json.dumps(row))
         return 0
     manifest = json.loads((args.models / "manifest.json").read_text())["models"]
     names = args.only or list(manifest)
@@ -156,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         cmd = [sys.executable, __file__, "--models", str(args.models), "--runs",
                str(args.runs), "--opt-level", str(args.opt_level), "--child", name]  # fmt: skip
+        if args.threads is not None:
+            cmd += ["--threads", str(args.threads)]
         result = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             print(f"{name}: failed\n{result.stderr.strip()}", file=sys.stderr)

@@ -70,13 +70,17 @@ Decisions
   step loads one contiguous weight vector and broadcasts input values, which LLVM's
   SLP vectoriser turns into vector registers of the host's widest SIMD
   (``-prefer-256-bit`` is turned off on AVX-512 hosts, :mod:`xrelay.runtime.jit`).
-  Tile sizes come from the host's vector registers (:func:`.tiling.tile_rows`,
-  override ``XRELAY_TILE_ROWS``). A plain ``conv2d`` (e.g. a 3-channel first
-  convolution that AlterOpLayout leaves in ``NCHW``) repacks its weights into a
-  kernel scratch buffer (``OpLowering.scratch``) and runs the same tiles
-  (``batch_matmul`` likewise repacks a transposed ``y``). Products are accumulated
-  with a fused multiply-add (``math.fma``, one rounding) in the reference's
-  reduction order per output.
+  Tile sizes come from the host's vector registers (:func:`.tiling.row_tile` for
+  convolution rows, :func:`.tiling.tile_rows` for the matrix products; override
+  ``XRELAY_TILE_ROWS``). A plain ``conv2d`` (one AlterOpLayout did not block)
+  repacks its weights into a kernel scratch buffer (``OpLowering.scratch``) and runs
+  the same tiles (``batch_matmul`` likewise repacks a transposed ``y``). Products
+  are accumulated with a fused multiply-add (``math.fma``, one rounding) in the
+  reference's reduction order per output.
+* **Threads** (:mod:`.llvm.threads`): every kernel takes the thread id and count
+  last; one whose emitter marks a single loop nest ``KernelBuilder.parallel`` (and
+  stores nothing outside it) is run by every thread on its share of that nest, the
+  others by thread 0; the host, run by every thread, has barriers between kernels.
 * **Numerics** follow each op's numpy reference (``op.compute``): NaN-propagating
   ``maximum``/``minimum``, truncating integer division with ``x / 0 == 0`` (no trap),
   numpy's casts (float → int truncates, saturating outside the range), float sums

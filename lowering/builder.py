@@ -52,6 +52,11 @@ Index: TypeAlias = "int | SSAValue"
 
 INDEX = IndexType()
 
+PARALLEL_GRAIN = 64
+"""A :meth:`KernelBuilder.parallel` nest shares out its leading axes up to this many
+iterations (or all of them); the axes after those are ordinary loops inside each
+iteration."""
+
 
 @dataclass(frozen=True)
 class Buffer:
@@ -92,6 +97,14 @@ class KernelBuilder:
         self._flats: dict[tuple[str, SSAValue], Buffer] = {}
         self.externs: dict[str, FunctionType] = {}
         """External functions called (name → type), to declare in the module."""
+        self.thread: tuple[SSAValue, SSAValue] | None = None
+        """``(thread id, thread count)`` index values of a kernel that may be run by
+        several threads (see :meth:`parallel`); ``None``: one thread."""
+        self.parallel_regions = 0
+        """How many loop nests :meth:`parallel` split between the threads."""
+        self.stores_outside_parallel = 0
+        """Stores emitted outside a split loop nest (while :attr:`thread` is set)."""
+        self._in_parallel = False
 
     # -- functions ---------------------------------------------------------------------
 
@@ -257,8 +270,19 @@ class KernelBuilder:
             flat = self.iadd(self.imul(flat, d), i)
         return flat
 
-    def unflatten(self, flat: Index, shape: Sequence[int]) -> list[Index]:
-        """The row-major index of linear position ``flat`` in ``shape``."""
+    def udiv(self, a: Index, b: Index) -> Index:
+        """Division of non-negative indices."""
+        if isinstance(a, int) and isinstance(b, int):
+            return a // b
+        if isinstance(b, int) and b == 1:
+            return a
+        return self.result(arith.DivUIOp(self.index(a), self.index(b)))
+
+    def unflatten(
+        self, flat: Index, shape: Sequence[int], unsigned: bool = False
+    ) -> list[Index]:
+        """The row-major index of linear position ``flat`` in ``shape`` (``unsigned``:
+        ``flat`` is known to be non-negative, which saves the sign fix-ups)."""
         out: list[Index] = []
         rest = flat
         for k in range(len(shape) - 1, -1, -1):
@@ -268,6 +292,11 @@ class KernelBuilder:
                 continue
             if k == 0:
                 out.append(rest)
+                continue
+            if unsigned and isinstance(rest, SSAValue):
+                d_value = self.index(d)
+                out.append(self.result(arith.RemUIOp(rest, d_value)))
+                rest = self.result(arith.DivUIOp(rest, d_value))
                 continue
             out.append(self.imod(rest, d))
             rest = self.idiv(rest, d)
@@ -321,6 +350,53 @@ class KernelBuilder:
         with self.at(InsertPoint.at_end(body)):
             yield body.args[0]
             self.insert(scf.YieldOp())
+
+    @contextlib.contextmanager
+    def parallel(self, shape: Sequence[int]) -> Generator[list[Index], None, None]:
+        """Loops over every index of ``shape``, like :meth:`nest`, whose iterations
+        are shared out between the threads running the kernel: the leading axes
+        (enough of them for :data:`PARALLEL_GRAIN` iterations) are flattened into
+        one range, cut into :attr:`thread`'s count of contiguous, nearly equal
+        chunks, and each thread runs its own chunk (with the remaining axes as
+        ordinary loops inside).
+
+        The emitter promises that iterations write disjoint outputs and read nothing
+        another iteration writes. A kernel is run by several threads only if it has
+        exactly one such nest and stores nothing outside it
+        (:meth:`runs_in_parallel`); otherwise one thread runs every iteration. A nest
+        inside another parallel nest is an ordinary :meth:`nest`."""
+        if self.thread is None or self._in_parallel:
+            with self.nest(shape) as idx:
+                yield idx
+            return
+        tid, count = self.thread
+        # share out the leading axes (enough iterations for any team), nest the rest
+        split = 0
+        while split < len(shape) and math.prod(shape[:split]) < PARALLEL_GRAIN:
+            split += 1
+        outer, inner = list(shape[:split]), list(shape[split:])
+        total = math.prod(outer)
+        self.parallel_regions += 1
+        self._in_parallel = True
+        try:
+            start = self.udiv(self.imul(tid, total), count)
+            stop = self.udiv(self.imul(self.iadd(tid, 1), total), count)
+            with self.loop(start, stop) as flat, self.nest(inner) as rest:
+                yield [*self.unflatten(flat, outer, unsigned=True), *rest]
+        finally:
+            self._in_parallel = False
+
+    def runs_in_parallel(self) -> bool:
+        """Whether the kernel built so far may be run by several threads: one
+        :meth:`parallel` nest and no store outside it."""
+        return self.parallel_regions == 1 and self.stores_outside_parallel == 0
+
+    def thread_slot(self) -> Index:
+        """The running thread's number (``0`` in a one-thread kernel): the index of
+        its own slice of a per-thread scratch buffer."""
+        if self.thread is None or not self._in_parallel:
+            return 0
+        return self.thread[0]
 
     @contextlib.contextmanager
     def nest(self, shape: Sequence[int]) -> Generator[list[Index], None, None]:
@@ -432,6 +508,8 @@ class KernelBuilder:
 
     def store(self, value: SSAValue, buf: Buffer, idx: Sequence[Index]) -> None:
         assert len(idx) == buf.rank, (idx, buf.shape)
+        if not self._in_parallel:
+            self.stores_outside_parallel += 1
         if buf.dtype.kind == "b":
             value = self.result(arith.ExtUIOp(value, IntegerType(8)))
         self.insert(memref.StoreOp.get(value, buf.value, [self.index(i) for i in idx]))

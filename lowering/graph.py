@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
-from xdsl.dialects import func, memref, scf
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FunctionType,
     IntegerAttr,
+    MemRefType,
     ModuleOp,
     StringAttr,
     TensorType,
@@ -43,6 +44,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
+from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -58,7 +60,7 @@ from xrelay.dialects.relay.structural import (
     YieldOp,
     dense_from_numpy,
 )
-from xrelay.lowering.builder import Buffer, KernelBuilder
+from xrelay.lowering.builder import INDEX, Buffer, KernelBuilder
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.group import (
     Group,
@@ -85,6 +87,14 @@ OUTPUTS_ATTR = "xrelay.outputs"
 INPUT_TYPES_ATTR = "xrelay.input_types"
 OUTPUT_TYPES_ATTR = "xrelay.output_types"
 HOST_ATTR = "xrelay.host"
+WORK_ATTR = "xrelay.work"
+"""Estimated multiply-adds of one run (the runtime sizes its thread team by it)."""
+THREAD_ARGS = 3
+"""The host's first arguments: thread id, thread count (``index``) and the team
+(``!llvm.ptr``) its threads synchronise through."""
+BARRIER = "xrelay_barrier"
+"""``void xrelay_barrier(team)``: wait until every thread of the team has reached it
+(provided by the runtime, :mod:`xrelay.lowering.llvm.threads`)."""
 WEIGHT_PREFIX = "xrelay_weight_"
 
 
@@ -123,6 +133,8 @@ class GraphLowering:
         self.anchor: Operation | None = None
         """The top-level host op being built (a ``scf.if``), where buffers go."""
         self.externs: dict[str, FunctionType] = {}
+        self.work = 0
+        """Estimated multiply-adds of a run (:func:`op_work` summed)."""
 
     # -- entry ----------------------------------------------------------------------------
 
@@ -153,10 +165,14 @@ class GraphLowering:
         out_infos = [tensor_info(v.type, f"@{self.entry} result") for v in out_leaves]
 
         arg_types = [memref_type(s, d) for s, d in in_infos + out_infos]
-        self.kb = KernelBuilder.new_function(self.entry, arg_types)
+        self.kb = KernelBuilder.new_function(
+            self.entry, [INDEX, INDEX, LLVMPointerType(), *arg_types]
+        )
         host = self.kb.function
-        in_args = self.kb.args[: len(in_infos)]
-        out_args = self.kb.args[len(in_infos) :]
+        tid, count, team = self.kb.args[:THREAD_ARGS]
+        tid.name_hint, count.name_hint, team.name_hint = "tid", "nthreads", "team"
+        in_args = self.kb.args[THREAD_ARGS : THREAD_ARGS + len(in_infos)]
+        out_args = self.kb.args[THREAD_ARGS + len(in_infos) :]
         # graph outputs: the first kernel that produces an output value writes it
         self.output_slots: dict[SSAValue, list[int]] = {}
         for k, v in enumerate(out_leaves):
@@ -179,6 +195,9 @@ class GraphLowering:
 
         self.kb.finish()
         _insert_deallocs(host)
+        parallel = {name: k.parallel for name, k in self.kernels.values()}
+        if _share_out(host, parallel):
+            self.externs[BARRIER] = FunctionType.from_lists([LLVMPointerType()], [])
         names = [a.name_hint or f"input{i}" for i, a in enumerate(block.args)]
         host.attributes[INPUTS_ATTR] = ArrayAttr([StringAttr(n) for n in names])
         host.attributes[OUTPUTS_ATTR] = ArrayAttr(
@@ -187,6 +206,7 @@ class GraphLowering:
         host.attributes[INPUT_TYPES_ATTR] = ArrayAttr([a.type for a in block.args])
         host.attributes[OUTPUT_TYPES_ATTR] = ArrayAttr([v.type for v in out_leaves])
         host.attributes[HOST_ATTR] = UnitAttr()
+        host.attributes[WORK_ATTR] = IntegerAttr(self.work, i64)
         for arg, name in zip(in_args, names, strict=True):
             arg.name_hint = name if name.isidentifier() else None
         for k, arg in enumerate(out_args):
@@ -352,6 +372,7 @@ class GraphLowering:
             input_hvs.append(hvs[0])
         group = Group(name, ops, inputs, outputs, constants)
         kname, kernel = self._get_kernel(group)
+        self.work += sum(op_work(op) for op in ops)
 
         args: list[SSAValue] = []
         for i in kernel.inputs:
@@ -407,7 +428,14 @@ class GraphLowering:
         group.name = kname if kname.isidentifier() else f"k{len(self.kernels)}"
         kernel = lower_group(group)
         kernel.function.arg_attrs = ArrayAttr(
-            [DictionaryAttr({"llvm.noalias": UnitAttr()}) for _ in kernel.function.args]
+            [
+                DictionaryAttr(
+                    {"llvm.noalias": UnitAttr()}
+                    if isinstance(a.type, MemRefType)
+                    else {}
+                )
+                for a in kernel.function.args
+            ]
         )
         self.kernels[key] = (group.name, kernel)
         self.new_ops.append(kernel.function)
@@ -602,6 +630,94 @@ def _insert_deallocs(host: func.FuncOp) -> None:
                     last[root] = top
     for root, op in last.items():
         block.insert_op_after(memref.DeallocOp.get(root), op)
+
+
+def op_work(op: Operation) -> int:
+    """Roughly how many multiply-adds ``op`` costs: output elements times the
+    reduction length for convolutions and matrix products, output elements for the
+    rest."""
+    out = 0
+    for r in op.results:
+        shape = getattr(r.type, "get_shape", None)
+        if shape is not None:
+            out += int(np.prod(shape(), dtype=np.int64))
+    if isinstance(op, nn.Conv2DNCHWcOp | nn.DensePackOp):
+        w = op.operands[1].type
+        if isinstance(w, TensorType):
+            shape = w.get_shape()
+            return out * int(np.prod(shape[1:-1], dtype=np.int64))
+    if isinstance(op, nn.Conv2DOp | nn.DenseOp | nn.BatchMatmulOp | nn.MatmulOp):
+        w = op.operands[1].type
+        x = op.operands[0].type
+        if isinstance(w, TensorType) and isinstance(x, TensorType):
+            if isinstance(op, nn.Conv2DOp):
+                _, weight_layout, _ = op.layouts()
+                dims = dict(zip(weight_layout, w.get_shape(), strict=False))
+                return out * dims.get("I", 1) * dims.get("H", 1) * dims.get("W", 1)
+            return out * x.get_shape()[-1]
+    return out
+
+
+def _share_out(host: func.FuncOp, parallel: dict[str, bool]) -> bool:
+    """Make the host run by every thread of a team (its first three arguments: the
+    thread id, the thread count and the team for :data:`BARRIER`): a kernel that
+    several threads may run is called by every thread with ``(tid, nthreads)``; any
+    other kernel is called by thread 0 alone with ``(0, 1)``. A barrier separates a
+    kernel from what follows unless both run on thread 0 alone (one thread runs
+    those in order). Whether a barrier was inserted."""
+    tid, count, team = host.args[:THREAD_ARGS]
+    const: dict[int, SSAValue] = {}
+    entry_block = host.body.block
+
+    def index(value: int) -> SSAValue:
+        if value not in const:
+            op = arith.ConstantOp(IntegerAttr(value, INDEX), INDEX)
+            entry_block.insert_op_before(op, entry_block.first_op)  # type: ignore[arg-type]
+            const[value] = op.result
+        return const[value]
+
+    barriers = 0
+
+    def barrier_before(op: Operation) -> None:
+        nonlocal barriers
+        barriers += 1
+        assert op.parent is not None
+        op.parent.insert_op_before(func.CallOp(BARRIER, [team], []), op)
+
+    def visit(block: Block, last: str | None) -> str | None:
+        """``last``: how the previous kernel ran (``"one"``, ``"all"``) with no
+        barrier since, or ``None``."""
+        for op in list(block.ops):
+            if isinstance(op, func.CallOp) and op.callee.string_value() in parallel:
+                together = parallel[op.callee.string_value()]
+                if last is not None and (together or last == "all"):
+                    barrier_before(op)
+                if together:
+                    op.operands = [*op.operands, tid, count]
+                    last = "all"
+                    continue
+                is_first = arith.CmpiOp(tid, index(0), "eq")
+                block.insert_op_before(is_first, op)
+                body = Block()
+                guard = scf.IfOp(is_first.result, [], Region(body))
+                block.insert_op_before(guard, op)
+                op.detach()
+                op.operands = [*op.operands, index(0), index(1)]
+                body.add_ops([op, scf.YieldOp()])
+                last = "one"
+            elif isinstance(op, scf.IfOp | memref.LoadOp):
+                # every thread reads the condition and runs the branches
+                if last is not None:
+                    barrier_before(op)
+                    last = None
+                if isinstance(op, scf.IfOp):
+                    inner = [visit(b, None) for r in op.regions for b in r.blocks]
+                    if any(x is not None for x in inner):
+                        last = "all"
+        return last
+
+    visit(entry_block, None)
+    return barriers > 0
 
 
 def lower_graph(module: ModuleOp, entry: str = "main") -> None:

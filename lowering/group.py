@@ -25,7 +25,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.structural import ConstantOp, TupleGetItemOp, TupleOp
-from xrelay.lowering.builder import Buffer, Index, KernelBuilder
+from xrelay.lowering.builder import INDEX, Buffer, Index, KernelBuilder
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.kernels import (
     BufferSource,
@@ -81,6 +81,10 @@ class Kernel:
     """Scratch buffers passed last, after the outputs."""
     externs: dict[str, FunctionType] = field(default_factory=dict[str, FunctionType])
     """External (libm) functions the kernel calls, to declare in the module."""
+    parallel: bool = False
+    """Whether several threads may run the kernel together (each passing its thread
+    id and the thread count, the two ``index`` arguments that end every kernel's
+    argument list); otherwise one thread runs it with ``(0, 1)``."""
 
     def weight_ops(self, group: Group) -> list[ConstantOp]:
         """The constants of ``group`` (one with this kernel's key) passed by pointer."""
@@ -336,9 +340,13 @@ class _GroupLowering:
         arg_infos += scratch_infos
 
         kb = KernelBuilder.new_function(
-            group.name, [memref_type(s, d) for s, d in arg_infos]
+            group.name, [*(memref_type(s, d) for s, d in arg_infos), INDEX, INDEX]
         )
-        bufs = [Buffer(a, s, d) for a, (s, d) in zip(kb.args, arg_infos, strict=True)]
+        tid, count = kb.args[-2:]
+        tid.name_hint, count.name_hint = "tid", "nthreads"
+        kb.thread = (tid, count)
+        buf_args = kb.args[:-2]
+        bufs = [Buffer(a, s, d) for a, (s, d) in zip(buf_args, arg_infos, strict=True)]
         n_in, n_w, n_out = len(inputs), len(weights), len(outputs)
         sources: dict[SSAValue, Source] = {}
         for v, b in zip(inputs, bufs[:n_in], strict=True):
@@ -423,12 +431,19 @@ class _GroupLowering:
             if v in written and dest[v] is b:
                 continue
             src = self.source(sources, v, None)
-            with kb.nest(b.shape) as idx:
+            with kb.parallel(b.shape) as idx:
                 kb.store(src.at(idx), b, idx)
             written.add(v)
 
         positions = [i for i, v in enumerate(group.inputs) if v not in self.constants]
-        return Kernel(kb.finish(), positions, locators, scratch_infos, dict(kb.externs))
+        return Kernel(
+            kb.finish(),
+            positions,
+            locators,
+            scratch_infos,
+            dict(kb.externs),
+            parallel=kb.runs_in_parallel(),
+        )
 
     def source(
         self, sources: dict[SSAValue, Source], v: SSAValue, user: Operation | None

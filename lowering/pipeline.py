@@ -6,7 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import cast
 
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 
 from xrelay.dialects.relay.structural import numpy_from_dense
 from xrelay.lowering.emit import to_llvm_ir
@@ -16,6 +22,7 @@ from xrelay.lowering.graph import (
     INPUTS_ATTR,
     OUTPUT_TYPES_ATTR,
     OUTPUTS_ATTR,
+    WORK_ATTR,
     lower_graph,
 )
 from xrelay.lowering.llvm import lower_to_llvm
@@ -54,11 +61,13 @@ def model_spec(module: ModuleOp) -> ModelSpec:
     for glob in weight_globals(module):
         value = glob.initial_value
         weights.append(numpy_from_dense(value))  # pyright: ignore[reportArgumentType]
+    work = host.attributes.get(WORK_ATTR)
     return ModelSpec(
         tensors(INPUTS_ATTR, INPUT_TYPES_ATTR),
         tensors(OUTPUTS_ATTR, OUTPUT_TYPES_ATTR),
         arena_size(module),
         weights,
+        work=work.value.data if isinstance(work, IntegerAttr) else 0,
     )
 
 

@@ -2,7 +2,8 @@
 
 The convolution and matrix-product kernels keep a tile of outputs in registers while
 they run over the reduction axes: ``pixels`` output pixels (or matrix rows) times one
-channel block (or unit block) of ``lanes`` values. The tile must fit in the vector
+channel block (or unit block) of ``lanes`` values, or two channel blocks for the
+blocked convolutions (:func:`row_tile`). The tile must fit in the vector
 register file with room left for the operands, so the tile sizes follow from the
 widest SIMD register of the host (``avx512f``: 32 registers of 64 bytes, ``avx``: 16
 of 32 bytes, otherwise 16 of 16 bytes), as LLVM reports the host's CPU features.
@@ -46,10 +47,25 @@ def host_vector_unit() -> VectorUnit:
 
 
 MAX_TILE_ROWS = 6
-"""Upper bound of the automatic tile height. Every tile is unrolled in the IR: 7 and 8
-are faster on resnet_block (about 17 and 16 ms against 21 ms) but raise the traced
-Python heap of building ResNet-18 to 140 and 145 MB, against the 147 MB budget of
-``test_resnet18_memory`` (126 MB with 6)."""
+"""Upper bound of the automatic tile height of the matrix products (:func:`tile_rows`;
+convolutions: :func:`row_tile`). Every tile is unrolled in the IR, which adds to the
+traced Python heap of building ResNet-18 (``test_resnet18_memory``)."""
+
+
+def _override() -> int | None:
+    """``XRELAY_TILE_ROWS`` as a positive integer (``None`` when unset)."""
+    env = os.environ.get("XRELAY_TILE_ROWS", "").strip()
+    if not env:
+        return None
+    try:
+        value = int(env)
+    except ValueError:
+        raise ValueError(
+            f"XRELAY_TILE_ROWS must be a positive integer, got {env!r}"
+        ) from None
+    if value < 1:
+        raise ValueError(f"XRELAY_TILE_ROWS must be a positive integer, got {env!r}")
+    return value
 
 
 def tile_rows(block: int, itemsize: int) -> int:
@@ -58,19 +74,41 @@ def tile_rows(block: int, itemsize: int) -> int:
     most half of the vector registers (the rest holds the operands).
 
     ``XRELAY_TILE_ROWS`` overrides it (see the module docstring)."""
-    env = os.environ.get("XRELAY_TILE_ROWS", "").strip()
-    if env:
-        try:
-            value = int(env)
-        except ValueError:
-            raise ValueError(
-                f"XRELAY_TILE_ROWS must be a positive integer, got {env!r}"
-            ) from None
-        if value < 1:
-            raise ValueError(
-                f"XRELAY_TILE_ROWS must be a positive integer, got {env!r}"
-            )
+    value = _override()
+    if value is not None:
         return value
     unit = host_vector_unit()
     per_row = max(1, -(-block * itemsize // unit.bytes))
     return max(1, min(MAX_TILE_ROWS, (unit.registers // 2) // per_row))
+
+
+MAX_ROW_SUMS = 14
+"""Upper bound of the vector accumulators (pixels times output blocks) of a
+convolution row tile (:func:`row_tile`). Every tile is unrolled in the IR (one copy
+per kernel): 16 (8 pixels of two blocks) runs no faster than 14 on ResNet-18's
+convolutions and adds to the Python heap of building it (``test_resnet18_memory``);
+14 also gives 7-pixel tiles, which divide ResNet's rows (56, 28, 14, 7)."""
+
+
+def row_tile(width: int, blocks: int, block: int, itemsize: int) -> int:
+    """How many pixels a convolution row tile holds, for a row of ``width`` outputs
+    and ``blocks`` output blocks of ``block`` values of ``itemsize`` bytes per pixel:
+    the accumulators take at most half of the vector registers (and at most
+    :data:`MAX_ROW_SUMS` registers). A row is cut into tiles of one size (the last
+    one moved back to end with the row), so among the sizes from that bound down to
+    two thirds of it, the one that computes the fewest pixels (the largest of
+    those: more independent sums).
+
+    ``XRELAY_TILE_ROWS`` overrides it (see the module docstring)."""
+    value = _override()
+    if value is not None:
+        return max(1, min(value, width))
+    unit = host_vector_unit()
+    per_pixel = blocks * max(1, -(-block * itemsize // unit.bytes))
+    value = max(1, min(MAX_ROW_SUMS // blocks, (unit.registers // 2) // per_pixel))
+    if width <= value:
+        return max(1, width)
+    return min(
+        range(max(1, -(-2 * value // 3)), value + 1),
+        key=lambda p: (-(-width // p) * p, -p),
+    )

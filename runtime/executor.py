@@ -7,8 +7,9 @@
 
 A :class:`GraphModule` owns its input, output and arena buffers (allocated once,
 64-byte aligned); the weights belong to the library and are shared by every
-executor. ``run()`` is a single ``ctypes`` call of ``xrelay_entry(args)``, which
-releases the GIL while the model runs.
+executor. ``run()`` is a single ``ctypes`` call of ``xrelay_entry(args, nthreads)``,
+which releases the GIL while the model runs; the model's own thread team
+(:mod:`xrelay.runtime.threads` says how big) starts and ends inside that call.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from xrelay.runtime.spec import Array, ModelSpec, TensorSpec
+from xrelay.runtime.threads import check_count, requested_threads, team_size
 
-ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-"""``void xrelay_entry(void **args)``."""
+ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
+"""``void xrelay_entry(void **args, int64_t nthreads)``."""
 
 ALIGNMENT = 64
 
@@ -52,8 +54,12 @@ class Executable:
         entry_address: int,
         weight_pointers: Sequence[int],
         keepalive: Sequence[object] = (),
+        num_threads: int | None = None,
     ):
         self.spec = spec
+        self.num_threads = requested_threads(num_threads)
+        """The thread count asked for (``None``: chosen per executor,
+        :func:`xrelay.runtime.threads.team_size`)."""
         self.entry = ENTRY_TYPE(entry_address)
         n = max(len(weight_pointers), 1)
         self.weight_table = (ctypes.c_void_p * n)(*weight_pointers)
@@ -76,6 +82,21 @@ class GraphModule:
         self._args = (ctypes.c_void_p * len(pointers))(*pointers)
         self._args_address = ctypes.addressof(self._args)
         self._names = {t.name: i for i, t in enumerate(spec.inputs)}
+        self._threads = team_size(exe.num_threads, spec.work)
+        self._bound: dict[int, Array] = {}
+        """Caller arrays bound without copies, by argument slot (kept alive)."""
+        self._own_outputs = list(self._outputs)
+
+    # -- threads ----------------------------------------------------------------------
+
+    @property
+    def num_threads(self) -> int:
+        """How many threads run the model (see :mod:`xrelay.runtime.threads`)."""
+        return self._threads
+
+    def set_num_threads(self, count: int) -> None:
+        """Run the model with ``count`` threads from now on."""
+        self._threads = check_count(count, "num_threads")
 
     # -- inputs ---------------------------------------------------------------------------
 
@@ -134,6 +155,46 @@ class GraphModule:
                 f"input {spec.name!r} has dtype {spec.dtype}, got {arr.dtype}"
             )
         np.copyto(self._inputs[index], arr, casting="unsafe")
+        self._args[index] = self._inputs[index].ctypes.data  # unbind a zero-copy input
+
+    def _check_bindable(self, spec: TensorSpec, value: Any, what: str) -> Array:
+        if not isinstance(value, np.ndarray):
+            raise ExecutorError(f"{what} {spec.name!r}: a numpy array is needed")
+        arr: Array = value  # pyright: ignore[reportUnknownVariableType]
+        if arr.shape != spec.shape or arr.dtype != spec.np_dtype:
+            raise ExecutorError(
+                f"{what} {spec.name!r} is {spec.dtype}{list(spec.shape)}, got "
+                f"{arr.dtype}{list(arr.shape)}"
+            )
+        if not arr.flags.c_contiguous or not arr.flags.aligned:
+            raise ExecutorError(
+                f"{what} {spec.name!r}: the array must be C-contiguous and aligned"
+            )
+        return arr
+
+    def set_input_zero_copy(self, key: int | str, value: Array) -> None:
+        """Let the model read input ``key`` from ``value`` itself (no copy; TVM's
+        ``set_input_zero_copy``): ``value`` must be a C-contiguous array of the
+        input's shape and dtype, and is read by every run until the input is set
+        again."""
+        index = self._index(key)
+        spec = self._exe.spec.inputs[index]
+        arr = self._check_bindable(spec, value, "input")
+        self._bound[index] = arr
+        self._args[index] = arr.ctypes.data
+
+    def set_output_zero_copy(self, index: int, value: Array) -> None:
+        """Let the model write output ``index`` straight into ``value`` (no copy):
+        a C-contiguous, writeable array of the output's shape and dtype."""
+        self._check_output_index(index)
+        spec = self._exe.spec.outputs[index]
+        arr = self._check_bindable(spec, value, "output")
+        if not arr.flags.writeable:
+            raise ExecutorError(f"output {spec.name!r}: the array is read-only")
+        slot = len(self._inputs) + index
+        self._bound[slot] = arr
+        self._outputs[index] = arr
+        self._args[slot] = arr.ctypes.data
 
     def get_input(self, index: int | str) -> Array:
         """A copy of an input's current value."""
@@ -145,15 +206,31 @@ class GraphModule:
         """Run the model once (after setting any inputs given by name)."""
         if inputs:
             self.set_input(**inputs)
-        self._exe.entry(self._args_address)
+        self._exe.entry(self._args_address, self._threads)
 
-    def get_output(self, index: int, out: Array | None = None) -> Array:
-        """Output ``index`` as a new numpy array (or copied into ``out``)."""
+    def release_bindings(self) -> None:
+        """Go back to the executor's own input and output buffers (undo every
+        ``set_*_zero_copy``; an input bound so keeps the value last copied in)."""
+        n_in = len(self._inputs)
+        for slot in self._bound:
+            if slot < n_in:
+                self._args[slot] = self._inputs[slot].ctypes.data
+            else:
+                own = self._own_outputs[slot - n_in]
+                self._outputs[slot - n_in] = own
+                self._args[slot] = own.ctypes.data
+        self._bound.clear()
+
+    def _check_output_index(self, index: int) -> None:
         if not 0 <= index < len(self._outputs):
             raise ExecutorError(
                 f"output index {index} is out of range (the model has "
                 f"{len(self._outputs)} outputs)"
             )
+
+    def get_output(self, index: int, out: Array | None = None) -> Array:
+        """Output ``index`` as a new numpy array (or copied into ``out``)."""
+        self._check_output_index(index)
         if out is not None:
             np.copyto(out, self._outputs[index])
             return out
@@ -161,6 +238,6 @@ class GraphModule:
 
     def benchmark_run(self, repeat: int) -> None:
         """Run ``repeat`` times (for timing, without Python work in between)."""
-        entry, args = self._exe.entry, self._args_address
+        entry, args, threads = self._exe.entry, self._args_address, self._threads
         for _ in range(repeat):
-            entry(args)
+            entry(args, threads)

@@ -23,9 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from xrelay.runtime.executor import Executable, ExecutorError, GraphModule
+from xrelay.runtime.executor import (
+    Executable,
+    ExecutorError,
+    GraphModule,
+    aligned_empty,
+)
 from xrelay.runtime.jit import JITModule, object_code
-from xrelay.runtime.spec import Array, ModelSpec
+from xrelay.runtime.spec import Array, ModelSpec, TensorSpec
 
 WEIGHTS_SYMBOL = "xrelay_weights"
 METADATA_SYMBOL = "xrelay_metadata"
@@ -54,7 +59,12 @@ class _Runnable:
 
     def __call__(self, *arrays: Any, **named: Any) -> Any:
         """Run once on ``arrays`` (positional, in input order) and/or named inputs;
-        one numpy array for a single output, a tuple for several."""
+        one numpy array for a single output, a tuple for several.
+
+        When every input is given, inputs that are C-contiguous arrays of the right
+        shape and dtype are read in place and the outputs are written straight into
+        the returned arrays (no copies). Otherwise the given inputs are copied in,
+        and inputs left out keep the value last copied in."""
         module = self.__dict__.get("_default")
         if module is None:
             module = self.create()
@@ -63,26 +73,65 @@ class _Runnable:
             raise ExecutorError(
                 f"the model takes {module.get_num_inputs()} inputs, {len(arrays)} were given"
             )
-        for i, a in enumerate(arrays):
-            module.set_input(i, a)
-        if named:
-            module.set_input(**named)
-        module.run()
-        outs = [module.get_output(i) for i in range(module.get_num_outputs())]
+        given: dict[int, Any] = dict(enumerate(arrays))
+        for name, a in named.items():
+            given[module.get_input_index(name)] = a
+        spec = self.spec
+        if len(given) == len(spec.inputs):
+            # every input given: arrays already in the input's layout are read in
+            # place, the outputs are written into new arrays that are returned
+            for i, a in given.items():
+                if _bindable(a, spec.inputs[i]):
+                    module.set_input_zero_copy(i, a)
+                else:
+                    module.set_input(i, a)
+            outs = [aligned_empty(t.shape, t.dtype) for t in spec.outputs]
+            for i, o in enumerate(outs):
+                module.set_output_zero_copy(i, o)
+            try:
+                module.run()
+            finally:
+                module.release_bindings()
+        else:
+            for i, a in given.items():
+                module.set_input(i, a)
+            module.run()
+            outs = [module.get_output(i) for i in range(module.get_num_outputs())]
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _bindable(value: Any, spec: TensorSpec) -> bool:
+    """Whether ``value`` can be read in place as the input ``spec``."""
+    return (
+        isinstance(value, np.ndarray)
+        and value.shape == spec.shape
+        and value.dtype == spec.np_dtype
+        and bool(value.flags.c_contiguous)
+        and bool(value.flags.aligned)
+    )
 
 
 class Library(_Runnable):
     """A model compiled in memory (see the module docstring)."""
 
-    def __init__(self, spec: ModelSpec, llvm_ir: str, memref_ir: str | None = None):
+    def __init__(
+        self,
+        spec: ModelSpec,
+        llvm_ir: str,
+        memref_ir: str | None = None,
+        num_threads: int | None = None,
+    ):
         self.llvm_ir = llvm_ir
         """The LLVM IR given to LLVM (weights are not in it)."""
         self.memref_ir = memref_ir
         self.jit = JITModule(llvm_ir)
         pointers = [w.ctypes.data for w in spec.weights]
         self.executable = Executable(
-            spec, self.jit.address(spec.entry), pointers, [self.jit, spec.weights]
+            spec,
+            self.jit.address(spec.entry),
+            pointers,
+            [self.jit, spec.weights],
+            num_threads,
         )
 
     def get_source(self, fmt: str = "ll") -> str:
@@ -161,6 +210,7 @@ def export_shared_library(
             str(d / "model.o"),
             str(d / "blob.S"),
             "-lm",
+            "-lpthread",
         ]
         result = subprocess.run(args, capture_output=True, text=True, check=False)
         if result.returncode != 0:
@@ -173,7 +223,7 @@ def export_shared_library(
 class LoadedLibrary(_Runnable):
     """A shared library written by :meth:`Library.export_library`."""
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(self, path: str | os.PathLike[str], num_threads: int | None = None):
         self.path = Path(path).resolve()
         try:
             self.dll = ctypes.CDLL(str(self.path))
@@ -195,12 +245,15 @@ class LoadedLibrary(_Runnable):
         assert entry is not None
         weights_base = ctypes.addressof(base)
         pointers: Sequence[int] = [weights_base + off for off, _ in layout]
-        self.executable = Executable(spec, entry, pointers, [self.dll])
+        self.executable = Executable(spec, entry, pointers, [self.dll], num_threads)
 
 
-def load_module(path: str | os.PathLike[str]) -> LoadedLibrary:
-    """Load a model exported with ``lib.export_library(path)`` (no compilation)."""
-    return LoadedLibrary(path)
+def load_module(
+    path: str | os.PathLike[str], num_threads: int | None = None
+) -> LoadedLibrary:
+    """Load a model exported with ``lib.export_library(path)`` (no compilation);
+    ``num_threads`` as for ``xrelay.build``."""
+    return LoadedLibrary(path, num_threads)
 
 
 __all__ = [

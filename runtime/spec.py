@@ -15,6 +15,9 @@ import numpy as np
 
 Array = np.ndarray[Any, Any]
 
+FORMAT = "xrelay-model-2"
+"""The metadata format of shared libraries (2: ``xrelay_entry(args, nthreads)``)."""
+
 
 @dataclass(frozen=True)
 class TensorSpec:
@@ -52,6 +55,8 @@ class ModelSpec:
     weights: list[Array] = field(default_factory=list[Array])
     """The weight arrays, in weight-table order (views of the IR's constant bytes)."""
     entry: str = "xrelay_entry"
+    work: int = 0
+    """Estimated multiply-adds per run (sizes the default thread team)."""
 
     def weight_layout(self, alignment: int = 64) -> list[tuple[int, int]]:
         """``(offset, nbytes)`` of each weight in one blob, ``alignment``-aligned."""
@@ -66,8 +71,9 @@ class ModelSpec:
         """The spec without weight data, with the weights' layout in a blob."""
         return json.dumps(
             {
-                "format": "xrelay-model-1",
+                "format": FORMAT,
                 "entry": self.entry,
+                "work": self.work,
                 "inputs": [t.to_json() for t in self.inputs],
                 "outputs": [t.to_json() for t in self.outputs],
                 "arena_size": self.arena_size,
@@ -81,13 +87,20 @@ class ModelSpec:
     def from_json(text: str) -> tuple[ModelSpec, list[tuple[int, int]]]:
         """The spec (weights empty) and the blob layout of the weights."""
         data = json.loads(text)
-        if data.get("format") != "xrelay-model-1":
+        found = data.get("format")
+        if found != FORMAT:
+            if isinstance(found, str) and found.startswith("xrelay-model-"):
+                raise ValueError(
+                    f"an xrelay model of an older format ({found}, this xrelay reads "
+                    f"{FORMAT}): export it again"
+                )
             raise ValueError("not an xrelay model (unknown metadata format)")
         spec = ModelSpec(
             [TensorSpec.from_json(t) for t in data["inputs"]],
             [TensorSpec.from_json(t) for t in data["outputs"]],
             int(data["arena_size"]),
             entry=str(data["entry"]),
+            work=int(data.get("work", 0)),
         )
         layout = [(int(w["offset"]), int(w["nbytes"])) for w in data["weights"]]
         return spec, layout

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
+from xdsl.utils.target import Target
 
 
 def _relay_dialect() -> Dialect:
@@ -36,11 +37,28 @@ def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {e.pipeline_name: factory(e) for e in all_entries()}
 
 
+def llvm_target() -> type[Target]:
+    """xrelay's LLVM IR target (``-t xrelay-llvm`` in ``xdsl-opt``, ``-t llvm`` in
+    ``xrelay-opt``)."""
+    from xrelay.lowering.emit import XRelayLLVMTarget
+
+    return XRelayLLVMTarget
+
+
+def _xdsl_opt_llvm_target() -> type[Target]:
+    from xrelay.lowering.emit import XRelayLLVMTargetForXDSLOpt
+
+    return XRelayLLVMTargetForXDSLOpt
+
+
 class _LazyUniverse(Universe):
     """Loads the pass list only when ``xdsl-opt`` asks for it."""
 
     def __init__(self) -> None:
-        super().__init__(all_dialects=all_dialects())
+        super().__init__(
+            all_dialects=all_dialects(),
+            all_targets={"xrelay-llvm": _xdsl_opt_llvm_target},
+        )
         self._passes: dict[str, Callable[[], type[ModulePass]]] | None = None
 
     @property

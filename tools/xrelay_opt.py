@@ -89,6 +89,11 @@ class XRelayOptMain(xDSLOptMain):
         for name, factory in universe.all_passes().items():
             self.register_pass(name, factory)
 
+    def register_all_targets(self) -> None:
+        # xrelay's LLVM IR (the thread team around the host) under the usual name
+        self.available_targets["llvm"] = universe.llvm_target
+        super().register_all_targets()
+
     def register_all_frontends(self) -> None:
         super().register_all_frontends()
 

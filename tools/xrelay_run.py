@@ -123,6 +123,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="run N times and report the median latency (default 1)",
     )
     group.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="run the compiled model on N threads (default: $XRELAY_NUM_THREADS, else "
+        "the available cores, one for tiny models)",
+    )
+    group.add_argument(
         "--time-passes",
         action="store_true",
         help="print the PassTimingInstrument tree of the compile on stderr",
@@ -424,12 +432,16 @@ def prepare(
     inputs: list[Any],
     entry: str,
     bound: Collection[str] = (),
+    threads: int | None = None,
 ) -> Callable[[], list[Any]]:
     """A function running the model once on ``inputs`` and returning its outputs
     (flattened); executor setup and input copies happen here, not in each run.
-    ``bound``: parameters ``xrelay.build`` bound as weights (no input for those)."""
+    ``bound``: parameters ``xrelay.build`` bound as weights (no input for those);
+    ``threads``: the compiled model's thread count (``None``: the default)."""
     if compiled.executor == "llvm":
         m = compiled.lib.create()
+        if threads is not None:
+            m.set_num_threads(threads)
         names = [p.name_hint or f"arg{i}" for i, p in enumerate(func.body.block.args)]
         for name, value in zip(names, inputs, strict=True):
             if name not in bound:
@@ -568,7 +580,7 @@ def run(args: argparse.Namespace) -> int:
 
     latencies: list[float] = []
     outputs: list[Any] = []
-    run_once = prepare(compiled, func, inputs, entry, model.params)
+    run_once = prepare(compiled, func, inputs, entry, model.params, args.threads)
     for _ in range(args.repeat):
         start = time.perf_counter()
         outputs = run_once()
@@ -581,7 +593,16 @@ def run(args: argparse.Namespace) -> int:
         if args.repeat > 1
         else ""
     )
-    print(f"run latency: {median * 1e3:.2f} ms median of {args.repeat} run(s){spread}")
+    on = ""
+    if compiled.executor == "llvm":
+        from xrelay.runtime.threads import team_size
+
+        spec = getattr(compiled.lib, "spec", None)
+        count = team_size(args.threads, getattr(spec, "work", 0))
+        on = f" on {count} thread{'s' if count > 1 else ''}"
+    print(
+        f"run latency: {median * 1e3:.2f} ms median of {args.repeat} run(s){on}{spread}"
+    )
     if args.output_dir is not None:
         out_dir = Path(args.output_dir)
         try:

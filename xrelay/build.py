@@ -50,6 +50,7 @@ def build(
     *,
     entry: str = "main",
     keep_mlir: bool = False,
+    num_threads: int | None = None,
 ) -> Library:
     """Compile ``mod`` (a ``relay.IRModule`` or ``builtin.module``) for the host CPU.
 
@@ -59,14 +60,20 @@ def build(
     Returns a :class:`~xrelay.runtime.library.Library`: ``lib.create()`` gives a graph
     executor, ``lib(*arrays)`` runs once, ``lib.export_library(path)`` writes a shared
     library. ``keep_mlir`` keeps the memref-level kernels (``lib.get_source("mlir")``).
+    ``num_threads`` fixes how many threads run the model (default:
+    ``$XRELAY_NUM_THREADS``, else the available cores for all but tiny models:
+    :mod:`xrelay.runtime.threads`).
     """
+    from xrelay.runtime.threads import requested_threads
+
+    requested_threads(num_threads)  # a bad count fails before compiling
     if not target.split() or target.split()[0] not in ("llvm", "c"):
         raise ValueError(f"unsupported target {target!r} (xrelay compiles for 'llvm')")
     from xrelay.lowering.pipeline import lower_model
 
     module = optimize_module(mod, params)
     lowered = lower_model(module, entry, keep_mlir=keep_mlir)
-    return Library(lowered.spec, lowered.llvm_ir, lowered.memref_ir)
+    return Library(lowered.spec, lowered.llvm_ir, lowered.memref_ir, num_threads)
 
 
 class _CallableModule(types.ModuleType):

@@ -6,10 +6,11 @@ Relay's x86 ``FTVMAlterOpLayout`` hooks turn ``nn.conv2d`` into
 with block sizes from the tuning log or a fallback. xrelay has no tuning log: the block
 sizes come from the functions below, which the ops' ``alter_layout`` hooks call.
 
-The fallback: the largest of :data:`BLOCK_CANDIDATES` that divides the channel count;
-when no candidate divides a count (the block would be 1) the op is not altered: e.g. a
-first convolution on 3-channel images stays ``NCHW`` and the next one transforms its
-input.
+The fallback: the largest of :data:`BLOCK_CANDIDATES` that divides the channel count.
+A convolution with few input channels that no candidate divides (a first convolution
+on 3-channel images) takes all of them as one block (``NCHW3c``, as Relay's x86
+fallback does). Otherwise, when no candidate divides a count (the block would be 1),
+the op is not altered.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ def choose_conv2d_blocking(
     ``None`` for no blocking (a count without a block larger than 1: the convolution
     is left alone)."""
     ic, oc = block_size(in_channels), block_size(out_channels)
+    if ic == 1 and 1 < in_channels <= BLOCK_CANDIDATES[0]:
+        # a few input channels (an RGB image): one block of all of them, as Relay's
+        # x86 fallback does (``NCHW3c``), so that the weights are packed at build time
+        ic = in_channels
     if ic == 1 or oc == 1:
         return None
     return ic, oc

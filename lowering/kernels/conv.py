@@ -45,7 +45,7 @@ from xrelay.lowering.kernels import (
 )
 from xrelay.lowering.kernels.pool import ceil_div, from_nchw, tap_range, to_nchw
 from xrelay.lowering.scalar_types import DType
-from xrelay.lowering.tiling import host_vector_unit, tile_rows
+from xrelay.lowering.tiling import host_vector_unit, row_tile
 
 
 def conv2d_planes(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
@@ -73,7 +73,9 @@ def conv2d_planes(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) 
         multiplier = 0
     out_per_group = o // groups if not depthwise else 0
 
-    with kb.loop(0, n_) as n, kb.loop(0, out_c) as oc:
+    # every plane is zeroed, accumulated and finished inside its own iteration: the
+    # threads share out the planes
+    with kb.parallel([n_, out_c]) as (n, oc):
         plane = lambda y, x: from_nchw([n, oc, y, x], out_layout)  # noqa: E731
         with kb.loop(0, oh) as y, kb.loop(0, ow) as x:
             kb.store(kb.zero(dt), out, plane(y, x))
@@ -113,25 +115,34 @@ def conv2d_planes(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) 
 
 DataAt = Callable[[Index, Index, Index, Index], SSAValue]
 """``(in-channel block, input row, input column, channel in the block) -> value``."""
-WeightAt = Callable[[Index, Index, Index, Index, int], SSAValue]
-"""``(in-channel block, kernel row, kernel column, channel in block, lane) -> value``."""
-OutAt = Callable[[Index, Index], list[Index]]
-"""``(output column, lane) -> output index`` (in the current row and block)."""
+WeightAt = Callable[[int, Index, Index, Index, Index, int], SSAValue]
+"""``(output block of the tile, in-channel block, kernel row, kernel column, channel
+in block, lane) -> value``."""
+OutAt = Callable[[Index, Index, Index], list[Index]]
+"""``(output block of the tile, output column, lane) -> output index`` (in the
+current row)."""
 
 
 @dataclass(frozen=True)
 class RowTiles:
     """One output row of a channel-blocked direct convolution, register-tiled.
 
-    The row of one output-channel block (``lanes`` channels) is cut into tiles of
-    ``tile`` pixels whose ``tile * lanes`` sums are carried as loop values through
-    the reduction loops (input channel block, kernel row, kernel column, channel in
-    the block: the reference's order for every output), then stored once through the
-    epilogue. The innermost step loads the ``lanes`` weights of one tap (contiguous:
-    a vector) and one input value per pixel (broadcast), so LLVM's SLP vectoriser
-    keeps each pixel's sums in vector registers. Tiles whose pixels reach the
-    padding (the row's two ends) skip those taps with a ``select``, reading a
-    clamped position instead."""
+    The row of ``out_blocks`` output-channel blocks (``lanes`` channels each) is cut
+    into tiles of ``tile`` pixels (the last tile moved back to end with the row when
+    ``tile`` does not divide it: it recomputes and rewrites outputs of the tile
+    before) whose ``out_blocks * tile * lanes`` sums are carried as loop values
+    through the reduction (input channel block, kernel row, kernel column, channel
+    in the block: the reference's order for every output), then stored once through
+    the epilogue. The innermost step loads the ``lanes`` weights of one tap per
+    output block (contiguous: a vector) and one input value per pixel (broadcast),
+    so LLVM's SLP vectoriser keeps each pixel's sums in vector registers:
+    ``out_blocks * tile`` independent chains of fused multiply-adds, each input
+    value used by every block.
+
+    Every tile runs the same code (one copy of it in the IR): the pixels (places in
+    the tile) whose window can reach the padding in some tile read a clamped column,
+    and a ``select`` turns the value into zero outside the data, once per pixel and
+    input channel (the reference pads with zeros too)."""
 
     kb: KernelBuilder
     strides: tuple[int, int]
@@ -145,6 +156,7 @@ class RowTiles:
     dt: DType
     src_dt: DType
     tile: int
+    out_blocks: int = 1
 
     def emit(
         self,
@@ -157,131 +169,186 @@ class RowTiles:
         epilogue: Epilogue | None,
         stage: Buffer | None = None,
     ) -> None:
-        """Emit output row ``y`` of one block of ``lanes`` channels. ``stage`` (a
-        ``[tile, lanes]`` buffer), when the block's channels are not contiguous in
-        the output: each tile is stored there first (contiguous stores keep LLVM
-        vectorising along the channels), then copied out through the epilogue."""
+        """Emit output row ``y`` of ``out_blocks`` blocks of ``lanes`` channels.
+        ``stage`` (an ``[out_blocks * tile, lanes]`` buffer), when the blocks'
+        channels are not contiguous in the output: each tile is stored there first
+        (contiguous stores keep LLVM vectorising along the channels), then copied
+        out through the epilogue."""
         kb = self.kb
         sh, sw = self.strides
         pt, pl = self.pads
         dh, dw = self.dilation
         h, w = self.in_hw
         kh, kw = self.kernel_hw
-        ow, tile, dt, src_dt = self.out_w, self.tile, self.dt, self.src_dt
+        ow, dt, src_dt = self.out_w, self.dt, self.src_dt
+        tile = max(1, min(self.tile, ow))
+        nb = self.out_blocks
+        tiles = -(-ow // tile)
+        last = ow - tile  # the first column of the last tile
+        # the columns pixel t of a tile reads, over every tile and kernel column:
+        # from t * sw - pl to (last + t) * sw - pl + (kw - 1) * dw; whether it can
+        # read left of the data, right of it
+        low = [t * sw - pl < 0 for t in range(tile)]
+        high = [(last + t) * sw - pl + (kw - 1) * dw >= w for t in range(tile)]
         y0 = kb.isub(kb.imul(y, sh), pt)
         ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
+        zero = kb.zero(dt)
 
-        def pixels(x: Index, nt: int, masked: bool) -> None:
-            def over_kx(
-                cb: Index, ky: Index, kx: Index, acc: list[SSAValue]
-            ) -> list[SSAValue]:
-                iy = kb.iadd(y0, kb.imul(ky, dh))
-                ix0 = kb.isub(kb.iadd(kb.imul(x, sw), kb.imul(kx, dw)), pl)
-                ixs = [kb.iadd(ix0, t * sw) for t in range(nt)]
-                valid: list[SSAValue | None] = [None] * nt
-                if masked:
-                    for t in range(nt):
-                        valid[t] = kb.logical_and(
-                            kb.icmp("sge", ixs[t], 0), kb.icmp("slt", ixs[t], w)
-                        )
-                        ixs[t] = kb.imin(kb.imax(ixs[t], 0), w - 1)
+        def over_kx(
+            x: Index, cb: Index, ky: Index, kx: Index, acc: list[SSAValue]
+        ) -> list[SSAValue]:
+            iy = kb.iadd(y0, kb.imul(ky, dh))
+            ix0 = kb.isub(kb.iadd(kb.imul(x, sw), kb.imul(kx, dw)), pl)
+            ixs = [kb.iadd(ix0, t * sw) for t in range(tile)]
+            valid: list[SSAValue | None] = [None] * tile
+            for t in range(tile):
+                checks: list[SSAValue] = []
+                if low[t]:
+                    checks.append(kb.icmp("sge", ixs[t], 0))
+                    ixs[t] = kb.imax(ixs[t], 0)
+                if high[t]:
+                    checks.append(kb.icmp("slt", ixs[t], w))
+                    ixs[t] = kb.imin(ixs[t], w - 1)
+                if checks:
+                    valid[t] = (
+                        checks[0]
+                        if len(checks) == 1
+                        else kb.logical_and(checks[0], checks[1])
+                    )
 
-                def over_ci(ci: Index, acc: list[SSAValue]) -> list[SSAValue]:
-                    vs = [
-                        kb.cast(data_at(cb, iy, ixs[t], ci), src_dt, dt)
-                        for t in range(nt)
-                    ]
+            def over_ci(ci: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                vs: list[SSAValue] = []
+                for t in range(tile):
+                    v = kb.cast(data_at(cb, iy, ixs[t], ci), src_dt, dt)
+                    ok = valid[t]
+                    vs.append(v if ok is None else kb.select(ok, v, zero))
+                new: list[SSAValue] = []
+                for b in range(nb):
                     ws = [
-                        kb.cast(weight_at(cb, ky, kx, ci, oi), src_dt, dt)
+                        kb.cast(weight_at(b, cb, ky, kx, ci, oi), src_dt, dt)
                         for oi in range(lanes)
                     ]
-                    new: list[SSAValue] = []
-                    for t in range(nt):
-                        ok = valid[t]
+                    for t in range(tile):
                         for oi in range(lanes):
-                            a = acc[t * lanes + oi]
-                            v = kb.mac(vs[t], ws[oi], a)
-                            new.append(v if ok is None else kb.select(ok, v, a))
-                    return new
+                            a = acc[(b * tile + t) * lanes + oi]
+                            new.append(kb.mac(vs[t], ws[oi], a))
+                return new
 
-                return kb.fold_loop(0, self.block, acc, over_ci)
+            return kb.fold_loop(0, self.block, acc, over_ci)
 
-            acc = kb.fold_loop(
-                0,
-                self.blocks,
-                [kb.zero(dt)] * (nt * lanes),
-                lambda cb, a0: kb.fold_loop(
-                    ky_lo,
-                    ky_hi,
-                    a0,
-                    lambda ky, a1: kb.fold_loop(
-                        0, kw, a1, lambda kx, a2: over_kx(cb, ky, kx, a2)
+        def taps(x: Index) -> list[SSAValue]:
+            """The tile's sums over every tap: for a block of one channel, nested
+            loops over (in-channel block, kernel row, kernel column), the kernel
+            column innermost; otherwise one loop over the taps around the channel
+            loop, the tap carried as an odometer of counters (kernel column
+            fastest), a level of loop-carried sums instead of three."""
+            sums = nb * tile * lanes
+            if self.block == 1:
+                return kb.fold_loop(
+                    0,
+                    self.blocks,
+                    [zero] * sums,
+                    lambda cb, a0: kb.fold_loop(
+                        ky_lo,
+                        ky_hi,
+                        a0,
+                        lambda ky, a1: kb.fold_loop(
+                            0, kw, a1, lambda kx, a2: over_kx(x, cb, ky, kx, a2)
+                        ),
                     ),
-                ),
-            )
+                )
+            # (counter's first value, its end) per counter, fastest first
+            axes = ((0, kw, kw), (ky_lo, ky_hi, kh), (0, self.blocks, self.blocks))
+            digits = [(lo, hi) for lo, hi, n in axes if n > 1]
+
+            def over_taps(_: Index, carried: list[SSAValue]) -> list[SSAValue]:
+                tap: list[Index] = [lo for lo, _, _ in axes]
+                counters = iter(carried[sums:])
+                for pos, (_, _, n) in enumerate(axes):
+                    if n > 1:
+                        tap[pos] = next(counters)
+                kx, ky, cb = tap
+                new = over_kx(x, cb, ky, kx, carried[:sums])
+                carry: SSAValue | None = None  # the previous counter wrapped
+                for k, (lo, hi) in enumerate(digits):
+                    d = carried[sums + k]
+                    step = kb.index(kb.iadd(d, 1))
+                    if carry is not None:
+                        step = kb.select(carry, step, d)
+                    if k == len(digits) - 1:  # the slowest: the loop ends there
+                        new.append(step)
+                        break
+                    carry = kb.icmp("eq", step, hi)
+                    new.append(kb.select(carry, kb.index(lo), step))
+                return new
+
+            return kb.fold_loop(
+                0,
+                kb.imul(kb.isub(ky_hi, ky_lo), kw * self.blocks),
+                [zero] * sums + [kb.index(lo) for lo, _ in digits],
+                over_taps,
+            )[:sums]
+
+        def pixels(x: Index) -> None:
+            acc = taps(x)
             if stage is None:
                 # the sums, then the epilogue as a loop over the tile (vectorised
                 # by LLVM along the lanes; one copy of its code, not one per output)
                 # (the lanes are contiguous in the output here: one address per pixel)
                 flat_out = kb.flat(out)
-                for t in range(nt):
-                    base = kb.flat_index(out_at(kb.iadd(x, t), 0), out.shape)
-                    for oi in range(lanes):
-                        kb.store(acc[t * lanes + oi], flat_out, [kb.iadd(base, oi)])
+                for b in range(nb):
+                    for t in range(tile):
+                        base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
+                        for oi in range(lanes):
+                            kb.store(
+                                acc[(b * tile + t) * lanes + oi],
+                                flat_out,
+                                [kb.iadd(base, oi)],
+                            )
                 if epilogue is not None:
-                    with kb.loop(0, nt) as t, kb.loop(0, lanes) as oi:
-                        idx = out_at(kb.iadd(x, t), oi)
+                    with (
+                        kb.loop(0, nb) as b,
+                        kb.loop(0, tile) as t,
+                        kb.loop(0, lanes) as oi,
+                    ):
+                        idx = out_at(b, kb.iadd(x, t), oi)
                         kb.store(epilogue(kb.load(out, idx), idx), out, idx)
                 return
-            for t in range(nt):
-                for oi in range(lanes):
-                    kb.store(acc[t * lanes + oi], stage, [t, oi])
-            with kb.loop(0, nt) as t, kb.loop(0, lanes) as oi:
-                idx = out_at(kb.iadd(x, t), oi)
-                value = kb.load(stage, [t, oi])
+            for b in range(nb):
+                for t in range(tile):
+                    for oi in range(lanes):
+                        kb.store(
+                            acc[(b * tile + t) * lanes + oi], stage, [b * tile + t, oi]
+                        )
+            with kb.loop(0, nb) as b, kb.loop(0, tile) as t, kb.loop(0, lanes) as oi:
+                idx = out_at(b, kb.iadd(x, t), oi)
+                value = kb.load(stage, [kb.iadd(kb.imul(b, tile), t), oi])
                 if epilogue is not None:
                     value = epilogue(value, idx)
                 kb.store(value, out, idx)
 
-        # output columns whose every kernel column reads inside the data
-        xa = min(ow, max(0, -(-pl // sw)))
-        xb = max(xa, min(ow, -(-(w + pl - (kw - 1) * dw) // sw)))
-        if ow < 2 * tile:  # a short row: one or two masked tiles
-            parts = -(-ow // tile)
-            size = -(-ow // parts)
-            for x in range(0, ow, size):
-                pixels(x, min(size, ow - x), xa > 0 or xb < ow)
-            return
-        # the pixels whose window meets the padding (masked), full tiles inside,
-        # the rest of the inside, then the right border (masked)
-        for x in range(0, xa, tile):
-            pixels(x, min(tile, xa - x), True)
-        full = (xb - xa) // tile * tile
-        if full:
-            with kb.loop(xa, xa + full, tile) as xt:
-                pixels(xt, tile, False)
-        if xb - xa - full:
-            pixels(xa + full, xb - xa - full, False)
-        for x in range(xb, ow, tile):
-            pixels(x, min(tile, ow - x), True)
+        with kb.loop(0, tiles * tile, tile) as xt:
+            # the last tile ends with the row (overlapping the one before when
+            # ``tile`` does not divide the row: those outputs are written twice)
+            pixels(xt if ow % tile == 0 else kb.imin(xt, last))
 
 
 def weight_row(
     kb: KernelBuilder,
     weight: Source,
-    lead: list[Index],
-    lanes: int,
+    lead: Callable[[int], list[Index]],
     has_ci: bool = True,
 ) -> WeightAt:
-    """:data:`WeightAt` for a weight ``[*lead, cb, ky, kx, (ci,) lane]`` whose lanes are
-    contiguous: a stored weight is read through its 1-D view, one address computation
-    per tap and the lanes at constant offsets from it (cached per tap, since the
-    lanes are read one after the other)."""
+    """:data:`WeightAt` for a weight ``[*lead(b), cb, ky, kx, (ci,) lane]`` (``b``:
+    the output block of the tile) whose lanes are contiguous: a stored weight is
+    read through its 1-D view, one address computation per tap and the lanes at
+    constant offsets from it (cached per tap, since the lanes are read one after
+    the other)."""
     buf = weight.buffer
     last: dict[str, Any] = {}
 
-    def at(cb: Index, ky: Index, kx: Index, ci: Index, oi: int) -> SSAValue:
-        idx = [*lead, cb, ky, kx, *([ci] if has_ci else []), 0]
+    def at(b: int, cb: Index, ky: Index, kx: Index, ci: Index, oi: int) -> SSAValue:
+        idx = [*lead(b), cb, ky, kx, *([ci] if has_ci else []), 0]
         if buf is None:
             idx[-1] = oi
             return weight.at(idx)
@@ -320,7 +387,8 @@ def _plain_lanes(dt: DType) -> int:
 def _conv2d_scratch(
     op: RelayOp, operands: list[TensorInfo], results: list[TensorInfo]
 ) -> list[TensorInfo]:
-    """The repacked weight ``[ceil(O/L), I, KH, KW, L]`` of :func:`conv2d_tiled`."""
+    """The repacked weight ``[ceil(O/L), I, KH, KW, L]`` of :func:`conv2d_tiled` and
+    its ``[tile, L]`` staging buffer."""
     assert isinstance(op, nn.Conv2DOp)
     dt = results[0][1]
     if not _tiled_plain_conv(op, operands[0][1], dt):
@@ -328,17 +396,20 @@ def _conv2d_scratch(
     _, (_, i, kh, kw), _, out_c = op.geometry(operands[0][0], operands[1][0])
     assert isinstance(out_c, int)
     lanes = _plain_lanes(dt)
-    tile = tile_rows(lanes, dt.itemsize)
+    _, _, _, ow = to_nchw(results[0][0], op.layouts()[2])
+    assert isinstance(ow, int)
+    tile = row_tile(ow, 1, lanes, dt.itemsize)
     return [((-(-out_c // lanes), i, kh, kw, lanes), dt), ((tile, lanes), dt)]
 
 
 def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
     """An ungrouped float ``conv2d`` in any layout, register-tiled like the blocked
-    kernel (:class:`RowTiles`): the weights are first repacked into the kernel's
-    scratch buffer as ``[O/L, I, KH, KW, L]`` (``L`` = the host's vector lanes; a
-    copy of the weights per call, small next to the convolution), each input channel
-    is its own block. This is how a first convolution on 3-channel images (which
-    AlterOpLayout leaves in ``NCHW``) runs at vector speed."""
+    kernel (:class:`RowTiles`, one output block per tile): the weights are first
+    repacked into the kernel's scratch buffer as ``[O/L, I, KH, KW, L]`` (``L`` = the
+    host's vector lanes; a copy of the weights per call, small next to the
+    convolution), each input channel is its own block. This is how a first
+    convolution on 3-channel images (which AlterOpLayout leaves in ``NCHW``) runs at
+    vector speed."""
     op = cx.op
     assert isinstance(op, nn.Conv2DOp)
     kb = cx.kb
@@ -377,9 +448,9 @@ def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
             rows.emit(
                 y,
                 nl,
-                lambda cb, iy, ix, ci: data.at(from_nchw([n, cb, iy, ix], data_layout)),
-                weight_row(kb, BufferSource(kb, packed), [ob], lanes, has_ci=False),
-                lambda x, oi: from_nchw(
+                lambda cb, iy, ix, _: data.at(from_nchw([n, cb, iy, ix], data_layout)),
+                weight_row(kb, BufferSource(kb, packed), lambda _: [ob], has_ci=False),
+                lambda _, x, oi: from_nchw(
                     [n, kb.iadd(kb.imul(ob, lanes), oi), y, x], out_layout
                 ),
                 out,
@@ -426,6 +497,8 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     ob_n, _, kh, kw, _, y_blk = weight.shape
     _, _, oh, ow, _ = out.shape
     dt = out.dtype
+    # two output blocks per tile when they pair up: twice the independent sums
+    nb = 2 if ob_n % 2 == 0 else 1
     rows = RowTiles(
         kb,
         (sh, sw),
@@ -438,15 +511,17 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         x_blk,
         dt,
         data.dtype,
-        tile_rows(y_blk, dt.itemsize),
+        row_tile(ow, nb, y_blk, dt.itemsize),
+        nb,
     )
-    with kb.loop(0, n_) as n, kb.loop(0, ob_n) as ob, kb.loop(0, oh) as y:
+    with kb.parallel([n_, ob_n // nb, oh]) as (n, obp, y):
+        ob = kb.imul(obp, nb)
         rows.emit(
             y,
             y_blk,
             lambda cb, iy, ix, ci: data.at([n, cb, iy, ix, ci]),
-            weight_row(kb, weight, [ob], y_blk),
-            lambda x, oi: [n, ob, y, x, oi],
+            weight_row(kb, weight, lambda b: [kb.iadd(ob, b)]),
+            lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
             out,
             epilogue,
         )

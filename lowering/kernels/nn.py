@@ -20,11 +20,13 @@ from xrelay.dialects.relay import nn
 from xrelay.dialects.relay.base import RelayOp, get_bool, get_int
 from xrelay.lowering.builder import Buffer, Index, KernelBuilder
 from xrelay.lowering.kernels import (
+    Epilogue,
     OpContext,
     TensorInfo,
     materialize,
     pointwise,
     scratch,
+    with_epilogue,
 )
 from xrelay.lowering.kernels.pool import from_nchw, to_nchw
 from xrelay.lowering.kernels.reduce import F64
@@ -118,9 +120,10 @@ class SliceLoops:
 
     @contextlib.contextmanager
     def slices(self) -> Generator[list[Index], None, None]:
-        """The base index of each slice (the sliced axes at 0)."""
+        """The base index of each slice (the sliced axes at 0). Slices are
+        independent: the threads share them out (:meth:`KernelBuilder.parallel`)."""
         outer = [1 if k in self.axes else d for k, d in enumerate(self.shape)]
-        with self.kb.nest(outer) as idx:
+        with self.kb.parallel(outer) as idx:
             yield list(idx)
 
     def _index(self, base: Sequence[Index], inner: Sequence[Index]) -> list[Index]:
@@ -239,16 +242,20 @@ def _conv2d_transpose(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
 
 @materialize(nn.DensePackOp)
 def _dense_pack(cx: OpContext, outs: list[Buffer]) -> None:
+    dense_pack(cx, outs[0])
+
+
+def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
     """``data [M, K] @ unpack(weight).T`` with ``weight [U/n, K, n]``, register-tiled:
     a tile of one row times ``B`` blocks of ``n`` units
     (``B`` = :func:`~xrelay.lowering.tiling.tile_rows`) is carried through the ``k``
     loop and stored once. Each step loads the ``B`` contiguous weight blocks
     (vectors) and one data value (broadcast); LLVM's SLP vectoriser keeps the sums in
     vector registers. Every output sums over ``k`` in order, as the reference loop
-    does."""
+    does; ``epilogue`` (a fused bias add, activation...) is applied as the sums are
+    stored."""
     kb = cx.kb
     x, w = cx.operand(0), cx.operand(1)
-    out = outs[0]
     dt = out.dtype
     m_n, k_n = x.shape
     b_n, _, blk = w.shape
@@ -278,7 +285,11 @@ def _dense_pack(cx: OpContext, outs: list[Buffer]) -> None:
         for r in range(nr):
             row = kb.iadd(m0, r)
             for q in range(nb * blk):
-                kb.store(acc[r * nb * blk + q], out, [row, kb.iadd(first, q)])
+                idx = [row, kb.iadd(first, q)]
+                value = acc[r * nb * blk + q]
+                if epilogue is not None:
+                    value = epilogue(value, idx)
+                kb.store(value, out, idx)
 
     def block_tiles(b0: Index, nb: int) -> None:
         full_m = m_n // rows * rows
@@ -288,13 +299,31 @@ def _dense_pack(cx: OpContext, outs: list[Buffer]) -> None:
         if m_n - full_m:
             tile(full_m, m_n - full_m, b0, nb)
 
-    # unit blocks outside: a block's weights stay in cache over all the rows
-    full = b_n // blocks * blocks
-    if full:
-        with kb.loop(0, full, blocks) as b0:
+    # unit blocks outside: a block's weights stay in cache over all the rows; the
+    # threads share out the groups of ``blocks`` unit blocks (the last group may be
+    # short)
+    full = b_n // blocks
+    rest = b_n - full * blocks
+    with kb.parallel([full + (1 if rest else 0)]) as (g,):
+        b0 = kb.imul(g, blocks)
+        if not rest:
             block_tiles(b0, blocks)
-    if b_n - full:
-        block_tiles(full, b_n - full)
+        elif not full:
+            block_tiles(0, rest)
+        else:
+
+            def whole() -> list[SSAValue]:
+                block_tiles(b0, blocks)
+                return []
+
+            def short() -> list[SSAValue]:
+                block_tiles(full * blocks, rest)
+                return []
+
+            kb.if_(kb.icmp("slt", g, full), whole, short)
+
+
+with_epilogue(nn.DensePackOp)(dense_pack)
 
 
 def _vector_lanes(dt: DType) -> int:
@@ -364,7 +393,7 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
             kb.store(acc[j], out, [b, m, kb.iadd(n0, j)])
 
     full = n_n // width * width
-    with kb.loop(0, b_n) as b, kb.loop(0, m_n) as m:
+    with kb.parallel([b_n, m_n]) as (b, m):
         if full:
             with kb.loop(0, full, width) as n0:
                 tile(b, m, n0, width)

@@ -10,9 +10,11 @@ Before memrefs become pointers, the host function's globals are replaced:
 * ``memref.view %arena[%offset]`` → the arena pointer plus ``%offset`` bytes.
 
 The ``memref.global`` ops disappear. After the conversion to ``llvm``,
-:func:`add_entry_point` adds ``void xrelay_entry(void **args)``: one native call per
-run, ``args`` holding the input, output, weight-table and arena pointers in the host's
-argument order.
+:func:`add_entry_point` adds ``xrelay_run(void **args, tid, nthreads, team)``, one
+thread's share of a run, ``args`` holding the input, output, weight-table and arena
+pointers in the host's argument order (after its three thread arguments); the
+translation to LLVM IR wraps it in ``void xrelay_entry(void **args, int64_t
+nthreads)``, the one native call per run (:mod:`xrelay.lowering.llvm.threads`).
 """
 
 from __future__ import annotations
@@ -24,16 +26,15 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     UnrealizedConversionCastOp,
+    i64,
 )
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.lowering.errors import LoweringError
-from xrelay.lowering.graph import HOST_ATTR, WEIGHT_PREFIX
+from xrelay.lowering.graph import HOST_ATTR, THREAD_ARGS, WEIGHT_PREFIX
+from xrelay.lowering.llvm.threads import ENTRY, RUN
 from xrelay.lowering.memory_plan import ARENA, host_function
-
-ENTRY = "xrelay_entry"
-"""The exported symbol: ``void xrelay_entry(void **args)``."""
 
 
 def weight_globals(module: ModuleOp) -> list[memref.GlobalOp]:
@@ -95,7 +96,10 @@ def lower_host_abi(module: ModuleOp) -> None:
 
 
 def add_entry_point(module: ModuleOp, host_name: str) -> None:
-    """Add ``xrelay_entry(args)`` calling the (converted) host function."""
+    """Add ``xrelay_run(args, tid, nthreads, team)``: one thread's call of the
+    (converted) host, its buffers read from ``args`` (the thread team around it,
+    ``xrelay_entry``, is added with the translation to LLVM IR:
+    :mod:`xrelay.lowering.llvm.threads`)."""
     host = None
     for op in module.ops:
         if isinstance(op, llvm.FuncOp) and op.sym_name.data == host_name:
@@ -103,22 +107,22 @@ def add_entry_point(module: ModuleOp, host_name: str) -> None:
     if host is None:
         raise LoweringError(f"lower-to-llvm: no converted host function @{host_name}")
     pointer = llvm.LLVMPointerType()
-    n_args = len(host.function_type.inputs.data)
-    block = Block(arg_types=[pointer])
+    n_args = len(host.function_type.inputs.data) - THREAD_ARGS
+    block = Block(arg_types=[pointer, i64, i64, pointer])
     b = Builder(InsertPoint.at_end(block))
-    args: list[SSAValue] = []
+    args: list[SSAValue] = list(block.args[1:])
     for k in range(n_args):
         slot = b.insert(llvm.GEPOp(block.args[0], [k], pointer)).result
         args.append(b.insert(llvm.LoadOp(slot, pointer)).dereferenced_value)
     b.insert(llvm.CallOp(host_name, *args))
     b.insert(llvm.ReturnOp())
-    entry = llvm.FuncOp(
-        ENTRY,
-        llvm.LLVMFunctionType([pointer]),
+    run = llvm.FuncOp(
+        RUN,
+        llvm.LLVMFunctionType([pointer, i64, i64, pointer]),
         linkage=llvm.LinkageAttr("external"),
         body=Region(block),
     )
-    module.body.block.add_op(entry)
+    module.body.block.add_op(run)
 
 
 __all__ = ["ENTRY", "HOST_ATTR", "add_entry_point", "lower_host_abi", "weight_globals"]

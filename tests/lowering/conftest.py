@@ -76,14 +76,25 @@ def module_of(
 
 
 def run_lowered(module: ModuleOp, inputs: Sequence[Any]) -> list[Any]:
-    """Lower ``module`` (no optimisation passes), JIT it and run it once."""
+    """Lower ``module`` (no optimisation passes), JIT it and run it on one thread and
+    on three (which must agree exactly); the outputs."""
     from xrelay.lowering.pipeline import lower_model
     from xrelay.runtime.library import Library
 
     lowered = lower_model(module)
     lib = Library(lowered.spec, lowered.llvm_ir)
-    out = lib(*inputs)
-    return list(out) if isinstance(out, tuple) else [out]
+    outs = []
+    # one thread, and a team of three (more than the cores, chunks of unequal size):
+    # the threads share out whole outputs, so the results are the same bits
+    for threads in (1, 3):
+        m = lib.create()
+        m.set_num_threads(threads)
+        m.set_input(**{t.name: a for t, a in zip(lib.spec.inputs, inputs, strict=True)})
+        m.run()
+        outs.append([m.get_output(i) for i in range(m.get_num_outputs())])
+    for alone, team in zip(*outs, strict=True):
+        np.testing.assert_array_equal(team, alone, err_msg="3 threads differ from 1")
+    return outs[0]
 
 
 def check_cases(cases: Sequence[Case]) -> None:

@@ -83,6 +83,7 @@ def _descriptor_args(arrays: list[Any]) -> list[Any]:
 def test_mlir_lowering_agrees_with_xrelay():
     import llvmlite.binding as llvm
 
+    from xrelay.lowering.llvm.threads import barrier_ir
     from xrelay.lowering.memory_plan import plan_memory
     from xrelay.lowering.pipeline import lower_model, relay_to_kernels
     from xrelay.runtime.jit import JITModule
@@ -106,12 +107,23 @@ def test_mlir_lowering_agrees_with_xrelay():
     )  # fmt: skip
     llvm_ir = translated.stdout
     assert "@main" in llvm_ir
+    # the host calls the runtime's barrier: link xrelay's definition in
+    llvm_ir = "\n".join(
+        line
+        for line in llvm_ir.splitlines()
+        if not line.startswith("declare void @xrelay_barrier")
+    )
+    llvm_ir += "\n" + barrier_ir()
     llvm.parse_assembly(llvm_ir).verify()
 
     jit = JITModule(llvm_ir)
     outputs = [np.zeros(spec.shape, spec.dtype) for spec in lowered.spec.outputs]
     buffers = [np.ascontiguousarray(a) for a in inputs] + outputs
-    args = _descriptor_args(buffers)
+    # one thread: thread id 0, a team of 1 (the barrier returns at once)
+    team = np.zeros(5, dtype=np.int64)
+    team[1] = 1
+    args = [ctypes.c_int64(0), ctypes.c_int64(1), ctypes.c_void_p(team.ctypes.data)]
+    args += _descriptor_args(buffers)
     entry = ctypes.CFUNCTYPE(None, *[type(a) for a in args])(jit.address("main"))
     entry(*args)
     assert len(outputs) == len(ours) == 2

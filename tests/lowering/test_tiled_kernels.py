@@ -52,6 +52,8 @@ def _plain_cases(rng: Gen, case: Any) -> list[Any]:
         ((1, 4, 9, 5), (17, 2, 7), {"dilation": [2, 1], "padding": [0, 2, 1, 3]}),
         # 1x1 with stride
         ((1, 8, 7, 7), (16, 1, 1), {"strides": [2, 2]}),
+        # a row the tile does not divide (the last tile overlaps the one before)
+        ((1, 3, 9, 37), (40, 5, 5), {"strides": [2, 2], "padding": [2, 2]}),
     ]
     for (n, c, h, w), (o, kh, kw), attrs in shapes:
         gen = _ints if c > 32 else _x
@@ -136,6 +138,35 @@ def _nchwc_cases(rng: Gen, case: Any) -> list[Any]:
             2,
             {"dilation": [2, 2], "padding": [2, 2]},
         ),
+        # pairs of output blocks in a tile; rows the tile does not divide (the
+        # last tile overlaps the one before), padding on both ends
+        _nchwc(
+            case,
+            _ints(rng, 1, 16, 5, 17),
+            _ints(rng, 32, 16, 3, 3),
+            16,
+            16,
+            {"padding": [1, 1]},
+        ),
+        # pairs, stride, dilation and asymmetric padding; 4 output blocks
+        _nchwc(
+            case,
+            _ints(rng, 2, 8, 11, 20),
+            _ints(rng, 64, 8, 3, 3),
+            8,
+            16,
+            {"strides": [2, 2], "dilation": [1, 2], "padding": [1, 2, 0, 3]},
+        ),
+        # pairs, a 1x1 kernel on 2x2 rows; 3 output blocks (no pairs), 5x5 kernel
+        _nchwc(case, _x(rng, 2, 16, 2, 2), _x(rng, 32, 16, 1, 1), 16, 16, {}),
+        _nchwc(
+            case,
+            _ints(rng, 1, 8, 9, 12),
+            _ints(rng, 24, 8, 5, 5),
+            8,
+            8,
+            {"padding": [2, 1]},
+        ),
     ]
 
 
@@ -173,6 +204,69 @@ def test_tile_override(
     assert tiling.tile_rows(16, 4) == int(rows)
     check(_plain_cases(rng, case)[:3] + _nchwc_cases(rng, case)[:2])
     check(_dense_pack_cases(rng, case)[:2])
+
+
+def test_row_tile(monkeypatch: pytest.MonkeyPatch):
+    """Convolution row tiles: within the registers, no wider than the row, cutting
+    the row evenly when a size near the bound does; ``XRELAY_TILE_ROWS`` fixes it."""
+    monkeypatch.delenv("XRELAY_TILE_ROWS", raising=False)
+    unit = tiling.host_vector_unit()
+    for blocks in (1, 2):
+        cap = min(
+            tiling.MAX_ROW_SUMS // blocks,
+            max(1, unit.registers // 2) // (blocks * -(-64 // unit.bytes)),
+        )
+        for width in (1, 2, 5, 7, 23, 56, 1000):
+            tile = tiling.row_tile(width, blocks, 16, 4)
+            assert 1 <= tile <= min(width, max(1, cap))
+            if width <= cap:
+                assert tile == width
+            elif width % cap == 0:
+                assert tile == cap
+    monkeypatch.setenv("XRELAY_TILE_ROWS", "3")
+    assert tiling.row_tile(56, 2, 16, 4) == 3
+    assert tiling.row_tile(2, 2, 16, 4) == 2
+
+
+def test_fused_conv_odd_rows():
+    """Blocked convolutions with bias, relu and a residual add as their epilogue, on
+    rows the tiles do not divide (the overlapping last tile writes some outputs
+    twice: the epilogue must still run once on each value), against the
+    interpreter; one and two threads agree bit for bit."""
+    import xrelay
+    from xrelay import relay
+    from xrelay.build import optimize_module
+    from xrelay.pass_manager import PassContext
+    from xrelay.runtime import interpret
+
+    rng = np.random.default_rng(5)
+
+    def const(*shape: int) -> Any:
+        return relay.const((rng.standard_normal(shape) * 0.2).astype("float32"))
+
+    x = relay.var("x", shape=(1, 16, 9, 23), dtype="float32")
+    y = relay.nn.relu(
+        relay.nn.bias_add(
+            relay.nn.conv2d(x, const(32, 16, 3, 3), padding=(1, 1)), const(32)
+        )
+    )
+    z = relay.nn.conv2d(y, const(32, 32, 3, 3), padding=(1, 1))
+    y = relay.nn.relu(relay.add(relay.nn.bias_add(z, const(32)), y))
+    y = relay.nn.conv2d(y, const(48, 32, 3, 3), padding=(0, 1), strides=(2, 1))
+    mod = relay.IRModule.from_expr(relay.Function([x], y))
+    data = rng.standard_normal((1, 16, 9, 23)).astype("float32")
+    with PassContext(opt_level=3):
+        lib = xrelay.build(mod)
+        expected = interpret(optimize_module(mod), data)
+    outs: list[Any] = []
+    for count in (1, 2):
+        m = lib.create()
+        m.set_num_threads(count)
+        m.set_input(0, data)
+        m.run()
+        outs.append(m.get_output(0))
+    np.testing.assert_allclose(outs[0], expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(outs[1], outs[0])
 
 
 def test_tile_rows_from_host(monkeypatch: pytest.MonkeyPatch):

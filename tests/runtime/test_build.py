@@ -193,3 +193,81 @@ def test_weights_are_not_in_the_llvm_ir(built: Any):
     assert "xrelay_entry" in ir
     # 108 float weights would appear as constants if they were serialised
     assert ir.count("float 0x") < 20
+
+
+def test_zero_copy_inputs_and_outputs(built: Any):
+    """set_input_zero_copy reads the caller's array in place (later changes to it
+    are seen by the next run); set_output_zero_copy writes into the caller's array;
+    set_input / release_bindings go back to the executor's own buffers."""
+    lib, expected, inputs = built
+    m = lib.create()
+    x = inputs[0].copy()
+    m.set_input_zero_copy("x", x)
+    m.set_input("s", inputs[1])
+    out0 = np.full((1, 4), np.nan, dtype="float32")
+    m.set_output_zero_copy(0, out0)
+    m.run()
+    np.testing.assert_allclose(out0, expected[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(m.get_output(0), out0)
+    x[:] = 0  # read in place: the next run sees it
+    m.run()
+    zeros = lib(np.zeros_like(x), inputs[1])[0]
+    np.testing.assert_allclose(out0, zeros, rtol=1e-6)
+    m.set_input("x", inputs[0])  # copying again unbinds x
+    x[:] = 5
+    m.run()
+    np.testing.assert_allclose(out0, expected[0], rtol=1e-5, atol=1e-6)
+    m.release_bindings()
+    out0[:] = np.nan
+    m.run()
+    assert np.isnan(out0).all()
+    np.testing.assert_allclose(m.get_output(0), expected[0], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (np.zeros((1, 3, 8, 8), "float64"), r"is float32\[1, 3, 8, 8\], got float64"),
+        (np.zeros((1, 3, 8, 9), "float32"), r"got float32\[1, 3, 8, 9\]"),
+        (np.zeros((1, 3, 8, 16), "float32")[..., ::2], "C-contiguous"),
+        ([[0.0]], "a numpy array is needed"),
+    ],
+)
+def test_zero_copy_refuses_what_it_cannot_read_in_place(
+    built: Any, value: Any, message: str
+):
+    from xrelay.runtime.executor import ExecutorError
+
+    lib, _, _ = built
+    with pytest.raises(ExecutorError, match=message):
+        lib.create().set_input_zero_copy("x", value)
+
+
+def test_one_call_form_reads_inputs_in_place(
+    built: Any, monkeypatch: pytest.MonkeyPatch
+):
+    """lib(*arrays) with every input given copies neither inputs nor outputs: the
+    returned arrays are the ones the model wrote, new at each call; an input that
+    is not in the right layout (strided, another dtype) is copied in."""
+    from xrelay.runtime.executor import GraphModule
+
+    lib, expected, inputs = built
+    copies: list[int] = []
+    original = GraphModule._set  # pyright: ignore[reportPrivateUsage]
+
+    def counting(self: Any, index: int, value: Any) -> None:
+        copies.append(index)
+        original(self, index, value)
+
+    monkeypatch.setattr(GraphModule, "_set", counting)
+    first = lib(*inputs)
+    second = lib(*inputs)
+    assert copies == []
+    assert first[0] is not second[0]
+    np.testing.assert_allclose(first[0], expected[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(first[1], second[1])
+    wide = np.zeros((1, 3, 8, 16), "float32")
+    wide[..., ::2] = inputs[0]
+    again = lib(wide[..., ::2], inputs[1].astype("float64"))
+    assert copies == [0, 1]
+    np.testing.assert_allclose(again[0], expected[0], rtol=1e-5, atol=1e-6)

@@ -158,6 +158,18 @@ def test_repeat_reports_the_median(model: Path) -> None:
     assert "median of 5 run(s) (min" in out
 
 
+def test_threads_flag(model: Path) -> None:
+    """--threads sets the compiled model's team; the outputs do not change."""
+    code, out, _ = run_main([str(model), "--executor", "llvm", "--threads", "3"])
+    assert code == 0, out
+    assert "on 3 threads" in out
+    err = StringIO()
+    with redirect_stderr(err), pytest.raises(SystemExit) as exit_info:
+        main([str(model), "--threads", "0"])
+    assert exit_info.value.code == 2
+    assert "argument --threads: must be >= 1, got 0" in err.getvalue()
+
+
 def test_pass_context_flags_and_time_passes(model: Path) -> None:
     code, out, err = run_main(
         [

@@ -282,11 +282,20 @@ def test_dense_with_3d_data_is_kept():
     assert names(after).count("relay.nn.dense") == 1
 
 
+def test_rgb_input_is_one_block():
+    """Relay's x86 fallback blocks a 3-channel input as NCHW3c (the weights are then
+    packed once, at build time)."""
+    _, after = alter(conv(var("x", (1, 3, 8, 8)), weight((16, 3, 3, 3))))
+    (c,) = ops_named(after, "relay.nn.contrib_conv2d_NCHWc")
+    assert prop_str(c, "kernel_layout") == "OIHW3i16o"
+    assert ("NCHW", "NCHW3c") in transforms(after)
+
+
 @pytest.mark.parametrize(
     ("data", "wshape", "kw"),
     [
         ((1, 3, 6, 6), (5, 3, 3, 3), {}),  # no block > 1
-        ((1, 3, 6, 6), (16, 3, 3, 3), {}),  # input channels have no block
+        ((1, 17, 6, 6), (16, 17, 3, 3), {}),  # input channels have no block
         ((1, 8, 6, 6), (8, 4, 3, 3), {"groups": 2}),
         ((1, 8, 6, 6), (8, 1, 3, 3), {"groups": 8}),  # depthwise
         ((1, 6, 6, 8), (3, 3, 8, 8), {"data_layout": "NHWC", "kernel_layout": "HWIO"}),
@@ -318,7 +327,9 @@ def test_blocking_policy_is_the_tunable_hook(monkeypatch: pytest.MonkeyPatch):
     """The block sizes come from cpu_layout.choose_conv2d_blocking (via the op)."""
     assert cpu_layout.choose_conv2d_blocking(64, 32) == (16, 16)
     assert cpu_layout.choose_conv2d_blocking(24, 12) == (8, 4)
-    assert cpu_layout.choose_conv2d_blocking(3, 64) is None
+    assert cpu_layout.choose_conv2d_blocking(3, 64) == (3, 16)  # Relay's NCHW3c
+    assert cpu_layout.choose_conv2d_blocking(17, 64) is None
+    assert cpu_layout.choose_conv2d_blocking(64, 3) is None
     assert cpu_layout.choose_dense_packing(24, 7) == 8
     assert cpu_layout.choose_dense_packing(7, 24) is None
     monkeypatch.setattr(nn, "choose_conv2d_blocking", lambda ic, oc: (4, 2))

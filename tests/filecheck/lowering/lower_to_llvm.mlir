@@ -1,8 +1,12 @@
 // RUN: xrelay-opt %s -p relay-lower-to-llvm | filecheck %s
 // RUN: xrelay-opt %s -p relay-lower-to-llvm -t llvm | filecheck %s --check-prefix=IR
+// RUN: xdsl-opt %s -p relay-lower-to-llvm -t xrelay-llvm | filecheck %s --check-prefix=IR
 
 // The whole lowering ends in the llvm dialect only: kernels with noalias pointer
-// arguments, the host taking the weight table and the arena, and the entry point.
+// arguments and the thread id and count, the host taking its thread arguments, the
+// weight table and the arena (barriers between kernels), and one thread's entry,
+// xrelay_run. The translation to LLVM IR adds the thread team: the barrier, the
+// worker threads and xrelay_entry(args, nthreads).
 func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %b = relay.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
   %0 = relay.add %x, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
@@ -11,25 +15,37 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   func.return %2 : tensor<2x3xf32>
 }
 
-// CHECK:       llvm.func @k0_add(%{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias})
+// CHECK:       llvm.func @xrelay_barrier(!llvm.ptr)
+// CHECK:       llvm.func @k0_add(%{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %tid: i64, %nthreads: i64)
 // CHECK:         llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
 // CHECK:         llvm.fadd
 // CHECK:       llvm.func @k1_erf(
 // CHECK:         llvm.call @erff(%{{.*}}) : (f32) -> f32
 // CHECK:       llvm.func @k2_maximum(
 // CHECK:         llvm.call_intrinsic "llvm.maximum.f32"
-// CHECK:       llvm.func @main(%x: !llvm.ptr, %output0: !llvm.ptr, %weights: !llvm.ptr, %arena: !llvm.ptr) {
+// CHECK:       llvm.func @main(%[[TID:.*]]: i64, %[[N:.*]]: i64, %team: !llvm.ptr, %x: !llvm.ptr, %output0: !llvm.ptr, %weights: !llvm.ptr, %arena: !llvm.ptr) {
 // CHECK:         %[[SLOT:.*]] = llvm.getelementptr %weights[0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK-NEXT:    %[[W:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
-// CHECK:         llvm.call @k0_add(%x, %[[W]], %{{.*}})
-// CHECK:       llvm.func @xrelay_entry(%{{.*}}: !llvm.ptr) {
+// CHECK:         llvm.call @k0_add(%x, %[[W]], %{{.*}}, %[[TID]], %[[N]])
+// CHECK:         llvm.call @xrelay_barrier(%team)
+// CHECK:         llvm.call @k1_erf(
+// CHECK:         llvm.call @xrelay_barrier(%team)
+// CHECK:         llvm.call @k2_maximum(
+// CHECK-NOT:     llvm.call @xrelay_barrier
+// CHECK:       llvm.func @xrelay_run(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr) {
 // CHECK-COUNT-4: llvm.load
 // CHECK:         llvm.call @main(
 // CHECK-NOT:   func.func
 // CHECK-NOT:   memref.
 
-// IR:      define void @"k0_add"(ptr noalias %".1", ptr noalias %".2", ptr noalias %".3")
-// IR:      define void @"main"(ptr %".1", ptr %".2", ptr %".3", ptr %".4")
+// IR:      define internal void @"xrelay_barrier"(ptr
+// IR:        atomicrmw add
+// IR:      define internal void @"k0_add"(ptr noalias %".1", ptr noalias %".2", ptr noalias %".3", i64 %".4", i64 %".5")
+// IR:      define internal void @"main"(i64 %".1", i64 %".2", ptr %".3", ptr %".4", ptr %".5", ptr %".6", ptr %".7")
 // IR:      declare float @"erff"(float
-// IR:      define void @"xrelay_entry"(ptr
+// IR:      define internal void @"xrelay_run"(ptr
+// IR:      define internal ptr @"xrelay_worker"(ptr
+// IR:      define void @"xrelay_entry"(ptr %"args", i64 %"nthreads")
+// IR:        call i32 @"pthread_create"
+// IR:        call i32 @"pthread_join"
 // IR-NOT:  1.000000e+00

@@ -74,7 +74,7 @@
 
 // -t llvm on IR that is not lowered to the llvm dialect:
 // RUN: not xrelay-opt %s -t llvm 2>&1 | filecheck %s --check-prefix=TARGET
-// TARGET: xrelay-opt: error: -t llvm: Conversion not implemented for op: func.func
+// TARGET: opt_errors.mlir:{{[0-9]+}}:1: error: func.func: only llvm.func and llvm.global can be translated to LLVM IR (run relay-lower-to-llvm first)
 // TARGET-NOT: Traceback
 
 // --debug shows the traceback instead:

@@ -6,11 +6,13 @@
 // A ResNet-style conv + batch_norm + relu with constant weights.
 //
 // opt_level 3: no batch_norm, the scale is folded into the conv weights (no
-// multiply left), and the conv is fused with its bias add and relu.
+// multiply left), AlterOpLayout blocks the conv for the CPU (the 3 input channels
+// as one block, NCHW3c, as Relay's x86 fallback does) and the conv is fused with
+// its bias add and relu.
 // O3-NOT:     relay.nn.batch_norm
 // O3-NOT:     relay.multiply
-// O3:         func.func private @[[K:[a-zA-Z0-9_]+]](%{{[a-z0-9_]+}}: tensor<1x3x8x8xf32>, {{.*}}) -> tensor<1x4x8x8xf32> attributes {relay.primitive} {
-// O3-NEXT:      relay.nn.conv2d
+// O3:         func.func private @[[K:[a-zA-Z0-9_]+]](%{{[a-z0-9_]+}}: tensor<1x1x8x8x3xf32>, {{.*}}) -> tensor<1x1x8x8x4xf32> attributes {relay.primitive} {
+// O3-NEXT:      relay.nn.contrib_conv2d_NCHWc {{.*}}data_layout = "NCHW3c", out_layout = "NCHW4c"
 // O3-NEXT:      relay.add
 // O3-NEXT:      relay.nn.relu
 // O3-NEXT:      func.return

@@ -1,0 +1,279 @@
+"""The thread team of compiled models: a small fork-join runtime written into the
+model's own LLVM IR (no library to ship beside it, no C compiler needed for the JIT).
+
+``void xrelay_entry(void **args, int64_t nthreads)`` is the one native call per run.
+With ``nthreads <= 1`` it runs the host on the calling thread. Otherwise it starts
+``nthreads - 1`` POSIX threads, and every thread of the team (the caller is thread 0)
+runs the host with its thread id: kernels that can be shared out split their outer
+loops by thread id; the others run on thread 0 alone (see
+:func:`xrelay.lowering.graph._share_out`). The caller joins the threads before it
+returns, so nothing outlives the call. A thread that cannot be started is left out
+of the team (the team is sized by the threads actually running), so a run never
+waits for a missing thread.
+
+Threads meet at ``xrelay_barrier(team)``, a sense-reversing barrier on atomics: the
+last thread to arrive resets the count and flips the sense, the others spin on the
+sense (with the CPU's pause hint, yielding the core after a while so that a team
+larger than the machine still moves on).
+
+The team, on the caller's stack::
+
+    struct team { void **args; int64_t nthreads; int64_t count; int64_t sense;
+                  int64_t go; };
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
+
+import llvmlite.ir as ir
+
+ENTRY = "xrelay_entry"
+"""``void xrelay_entry(void **args, int64_t nthreads)``."""
+RUN = "xrelay_run"
+"""``void xrelay_run(void **args, int64_t tid, int64_t nthreads, team *t)``: one
+thread's share of a run (made from the host by
+:func:`xrelay.lowering.llvm.host_abi.add_entry_point`)."""
+BARRIER = "xrelay_barrier"
+
+I64 = ir.IntType(64)
+I32 = ir.IntType(32)
+PTR = ir.PointerType()
+TEAM = ir.LiteralStructType([PTR, I64, I64, I64, I64])
+WORKER = ir.LiteralStructType([PTR, I64])
+"""A started thread's argument: its team and id."""
+SPINS_BEFORE_YIELD = 4096
+
+
+def _field(b: ir.IRBuilder, team: ir.Value, k: int) -> ir.Value:
+    return b.gep(team, [I32(0), I32(k)], inbounds=True, source_etype=TEAM)
+
+
+def _store_atomic(
+    b: ir.IRBuilder, value: ir.Value, ptr: ir.Value, ordering: str
+) -> None:
+    """An atomic 8-byte store (llvmlite's own helper needs typed pointers)."""
+    b._insert(  # pyright: ignore[reportPrivateUsage]
+        ir.instructions.StoreAtomicInstr(b.block, value, ptr, ordering, 8)
+    )
+
+
+def _alloca(b: ir.IRBuilder, typ: ir.Type, count: ir.Value | None = None) -> ir.Value:
+    """``alloca`` giving an opaque ``ptr`` (llvmlite types it ``T*``)."""
+    slot = b.alloca(typ, count)
+    slot.type = PTR
+    return slot
+
+
+def _function(
+    module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]
+) -> ir.Function:
+    existing = module.globals.get(name)
+    if isinstance(existing, ir.Function):
+        return existing
+    return ir.Function(module, ir.FunctionType(ret, args), name)
+
+
+def _pause(module: ir.Module, b: ir.IRBuilder) -> None:
+    """The spin-wait hint where the target has one (x86's ``pause``)."""
+    triple = module.triple or ""
+    if not triple:
+        import llvmlite.binding as llvm
+
+        triple = llvm.get_default_triple()
+    if triple.startswith(("x86_64", "i386", "i686")):
+        fn = _function(module, "llvm.x86.sse2.pause", ir.VoidType(), [])
+        b.call(fn, [])
+
+
+def _spin_until(
+    module: ir.Module,
+    fn: ir.Function,
+    b: ir.IRBuilder,
+    done: ir.Block,
+    changed: Callable[[ir.IRBuilder], ir.Value],
+) -> None:
+    """Spin (pause; after :data:`SPINS_BEFORE_YIELD` tries, ``sched_yield``) until
+    ``changed(b)`` holds, then branch to ``done``."""
+    entry = b.block
+    test = fn.append_basic_block("spin.test")
+    wait = fn.append_basic_block("spin.wait")
+    give = fn.append_basic_block("spin.yield")
+    b.branch(test)
+    b.position_at_end(test)
+    spins = b.phi(I64, "spins")
+    spins.add_incoming(I64(0), entry)
+    b.cbranch(changed(b), done, wait)
+    b.position_at_end(wait)
+    _pause(module, b)
+    more = b.add(spins, I64(1))
+    long_wait = b.icmp_unsigned(">=", more, I64(SPINS_BEFORE_YIELD))
+    b.cbranch(long_wait, give, test)
+    spins.add_incoming(more, wait)
+    b.position_at_end(give)
+    sched_yield = _function(module, "sched_yield", I32, [])
+    b.call(sched_yield, [])
+    b.branch(test)
+    spins.add_incoming(I64(0), give)
+
+
+def add_barrier(module: ir.Module) -> ir.Function:
+    """Define ``void xrelay_barrier(team *t)`` in ``module`` (or give the existing
+    definition)."""
+    fn = _function(module, BARRIER, ir.VoidType(), [PTR])
+    if not fn.is_declaration:
+        return fn
+    fn.linkage = "internal"
+    (team,) = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    done = fn.append_basic_block("done")
+    sync = fn.append_basic_block("sync")
+    n = b.load(_field(b, team, 1), typ=I64)
+    b.cbranch(b.icmp_unsigned("<=", n, I64(1)), done, sync)
+
+    b.position_at_end(sync)
+    sense_at = _field(b, team, 3)
+    count_at = _field(b, team, 2)
+    sense = b.load_atomic(sense_at, "acquire", 8, typ=I64)
+    arrived = b.atomic_rmw("add", count_at, I64(1), "acq_rel")
+    last = b.icmp_unsigned("==", arrived, b.sub(n, I64(1)))
+    release = fn.append_basic_block("release")
+    wait = fn.append_basic_block("wait")
+    b.cbranch(last, release, wait)
+
+    b.position_at_end(release)
+    _store_atomic(b, I64(0), count_at, "monotonic")
+    flipped_sense = cast(ir.Value, b.xor(sense, I64(1)))
+    _store_atomic(b, flipped_sense, sense_at, "release")
+    b.branch(done)
+
+    b.position_at_end(wait)
+
+    def flipped(bb: ir.IRBuilder) -> ir.Value:
+        now = bb.load_atomic(sense_at, "acquire", 8, typ=I64)
+        return bb.icmp_unsigned("!=", now, sense)
+
+    _spin_until(module, fn, b, done, flipped)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn
+
+
+def add_team(module: ir.Module) -> ir.Function:
+    """Define ``xrelay_entry(args, nthreads)`` (see the module docstring) around the
+    ``xrelay_run`` already in ``module``."""
+    run = module.globals.get(RUN)
+    if not isinstance(run, ir.Function):
+        raise LookupError(f"the module has no @{RUN}")
+    add_barrier(module)
+    pthread_create = _function(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
+    pthread_join = _function(module, "pthread_join", I32, [I64, PTR])
+
+    # the started threads: wait for the team to be complete, then run
+    worker = ir.Function(module, ir.FunctionType(PTR, [PTR]), "xrelay_worker")
+    worker.linkage = "internal"
+    b = ir.IRBuilder(worker.append_basic_block("entry"))
+    me = worker.args[0]
+    team = b.load(
+        b.gep(me, [I32(0), I32(0)], inbounds=True, source_etype=WORKER), typ=PTR
+    )
+    tid = b.load(
+        b.gep(me, [I32(0), I32(1)], inbounds=True, source_etype=WORKER), typ=I64
+    )
+    go_at = _field(b, team, 4)
+    start = worker.append_basic_block("start")
+
+    def ready(bb: ir.IRBuilder) -> ir.Value:
+        go = bb.load_atomic(go_at, "acquire", 8, typ=I64)
+        return bb.icmp_unsigned("!=", go, I64(0))
+
+    _spin_until(module, worker, b, start, ready)
+    b.position_at_end(start)
+    args = b.load(_field(b, team, 0), typ=PTR)
+    n = b.load(_field(b, team, 1), typ=I64)
+    b.call(run, [args, tid, n, team])
+    b.ret(ir.Constant(PTR, None))
+
+    entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64]), ENTRY)
+    args, requested = entry.args
+    args.name, requested.name = "args", "nthreads"
+    b = ir.IRBuilder(entry.append_basic_block("entry"))
+    team_ptr = _alloca(b, TEAM)
+    for k, value in enumerate([args, I64(1), I64(0), I64(0), I64(0)]):
+        b.store(value, _field(b, team_ptr, k))
+    alone = entry.append_basic_block("alone")
+    spawn = entry.append_basic_block("spawn")
+    b.cbranch(b.icmp_signed("<=", requested, I64(1)), alone, spawn)
+
+    b.position_at_end(alone)
+    b.call(run, [args, I64(0), I64(1), team_ptr])
+    b.ret_void()
+
+    # start threads 1 .. requested-1; a thread that fails to start ends the team
+    b.position_at_end(spawn)
+    extra = b.sub(requested, I64(1))
+    handles = _alloca(b, I64, extra)
+    workers = _alloca(b, WORKER, extra)
+    head = entry.append_basic_block("start.head")
+    body = entry.append_basic_block("start.body")
+    started_ok = entry.append_basic_block("start.ok")
+    go = entry.append_basic_block("go")
+    b.branch(head)
+    b.position_at_end(head)
+    k = b.phi(I64, "k")
+    k.add_incoming(I64(0), spawn)
+    b.cbranch(b.icmp_signed("<", k, extra), body, go)
+    b.position_at_end(body)
+    slot = b.gep(workers, [k], inbounds=True, source_etype=WORKER)
+    b.store(team_ptr, b.gep(slot, [I32(0), I32(0)], inbounds=True, source_etype=WORKER))
+    tid_at = b.gep(slot, [I32(0), I32(1)], inbounds=True, source_etype=WORKER)
+    b.store(b.add(k, I64(1)), tid_at)
+    handle = b.gep(handles, [k], inbounds=True, source_etype=I64)
+    err = b.call(pthread_create, [handle, ir.Constant(PTR, None), worker, slot])
+    b.cbranch(b.icmp_signed("==", err, I32(0)), started_ok, go)
+    b.position_at_end(started_ok)
+    next_k = b.add(k, I64(1))
+    k.add_incoming(next_k, started_ok)
+    b.branch(head)
+
+    # the team is the caller and the threads started: size it, let them go
+    b.position_at_end(go)
+    started = b.phi(I64, "started")
+    started.add_incoming(k, head)
+    started.add_incoming(k, body)
+    team_n = b.add(started, I64(1))
+    b.store(team_n, _field(b, team_ptr, 1))
+    _store_atomic(b, I64(1), _field(b, team_ptr, 4), "release")
+    b.call(run, [args, I64(0), team_n, team_ptr])
+    join_head = entry.append_basic_block("join.head")
+    join_body = entry.append_basic_block("join.body")
+    done = entry.append_basic_block("done")
+    b.branch(join_head)
+    b.position_at_end(join_head)
+    j = b.phi(I64, "j")
+    j.add_incoming(I64(0), go)
+    b.cbranch(b.icmp_signed("<", j, started), join_body, done)
+    b.position_at_end(join_body)
+    joined = b.load(b.gep(handles, [j], inbounds=True, source_etype=I64), typ=I64)
+    b.call(pthread_join, [joined, ir.Constant(PTR, None)])
+    j.add_incoming(b.add(j, I64(1)), join_body)
+    b.branch(join_head)
+    b.position_at_end(done)
+    b.ret_void()
+    return entry
+
+
+def barrier_ir(triple: str = "") -> str:
+    """LLVM IR text of ``xrelay_barrier`` (external) and its declarations, without a
+    module header: to append to the LLVM IR of code that other tools (MLIR) lowered
+    and that calls the barrier."""
+    module = ir.Module("xrelay_barrier")
+    module.triple = triple
+    add_barrier(module).linkage = "external"
+    header = ("; ModuleID", "target triple", "target datalayout")
+    lines = str(module).splitlines()
+    return "\n".join(line for line in lines if not line.startswith(header)) + "\n"
+
+
+__all__ = ["BARRIER", "ENTRY", "RUN", "add_barrier", "add_team", "barrier_ir"]
