@@ -4,21 +4,21 @@ The steps, in order (:func:`lower_to_llvm`):
 
 1. :mod:`.host_abi`: weights and the arena become pointer arguments of the host;
 2. xDSL's ``convert-scf-to-cf``;
-3. xDSL's ``convert-memref-to-ptr{lower_func=true}`` and ``convert-ptr-type-offsets``;
-4. :mod:`.ptr_to_llvm` (xDSL's ``convert-ptr-to-llvm`` does the same, slowly, and
-   without ``getelementptr``);
+3. :mod:`.memref_to_llvm`: buffers become pointers, loads and stores typed
+   ``getelementptr`` addresses (in place of xDSL's ``convert-memref-to-ptr``,
+   ``convert-ptr-type-offsets`` and ``convert-ptr-to-llvm``: see the module);
 5. xrelay's :mod:`.arith_to_llvm`, :mod:`.math_to_llvm`, :mod:`.cf_to_llvm`,
    :mod:`.func_to_llvm` (xDSL 0.74 has none of them);
 6. xDSL's ``reconcile-unrealized-casts`` (for casts left by other steps);
-7. :func:`.host_abi.add_entry_point`: ``xrelay_entry(void **args)``.
+7. :func:`.host_abi.add_entry_point`: ``xrelay_run(args, tid, nthreads, team)``,
+   one thread's call of the host (the translation to LLVM IR adds the thread team
+   and ``xrelay_entry``: :mod:`.threads`).
 """
 
 from __future__ import annotations
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.transforms.convert_memref_to_ptr import ConvertMemRefToPtr
-from xdsl.transforms.convert_ptr_type_offsets import ConvertPtrTypeOffsetsPass
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
 
@@ -28,7 +28,7 @@ from xrelay.lowering.llvm.cf_to_llvm import convert_cf_to_llvm
 from xrelay.lowering.llvm.func_to_llvm import convert_func_to_llvm
 from xrelay.lowering.llvm.host_abi import ENTRY, add_entry_point, lower_host_abi
 from xrelay.lowering.llvm.math_to_llvm import convert_math_to_llvm
-from xrelay.lowering.llvm.ptr_to_llvm import convert_ptr_to_llvm
+from xrelay.lowering.llvm.memref_to_llvm import convert_memref_to_llvm
 from xrelay.lowering.memory_plan import host_function
 
 
@@ -43,9 +43,7 @@ def lower_to_llvm(module: ModuleOp) -> None:
     ctx = Context()
     lower_host_abi(module)
     ConvertScfToCf().apply(ctx, module)
-    ConvertMemRefToPtr(lower_func=True).apply(ctx, module)
-    ConvertPtrTypeOffsetsPass().apply(ctx, module)
-    convert_ptr_to_llvm(module)
+    convert_memref_to_llvm(module)
     convert_arith_to_llvm(module)
     convert_math_to_llvm(module)
     convert_cf_to_llvm(module)

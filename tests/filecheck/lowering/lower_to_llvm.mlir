@@ -3,7 +3,8 @@
 // RUN: xdsl-opt %s -p relay-lower-to-llvm -t xrelay-llvm | filecheck %s --check-prefix=IR
 
 // The whole lowering ends in the llvm dialect only: kernels with noalias pointer
-// arguments and the thread id and count, the host taking its thread arguments, the
+// arguments and the thread id and count (an element is read through a typed,
+// inbounds getelementptr at its linear index), the host taking its thread arguments, the
 // weight table and the arena (barriers between kernels), and one thread's entry,
 // xrelay_run. The translation to LLVM IR adds the thread team: the barrier, the
 // worker threads and xrelay_entry(args, nthreads).
@@ -17,7 +18,7 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // CHECK:       llvm.func @xrelay_barrier(!llvm.ptr)
 // CHECK:       llvm.func @k0_add(%{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %tid: i64, %nthreads: i64)
-// CHECK:         llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK:         llvm.getelementptr inbounds %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK:         llvm.fadd
 // CHECK:       llvm.func @k1_erf(
 // CHECK:         llvm.call @erff(%{{.*}}) : (f32) -> f32
