@@ -17,13 +17,15 @@ The pipeline and where each step lives
    arena, reused between buffers whose lifetimes do not overlap (greedy by size, best
    fit). Nothing is allocated at run time.
 3. **→ llvm** (:mod:`.llvm`; ``lower-to-llvm``): weights and the arena become
-   pointer arguments; xDSL's ``convert-scf-to-cf``, ``convert-memref-to-ptr``
-   ``{lower_func=true}``, ``convert-ptr-type-offsets``; xrelay's own ptr, arith,
-   math, cf and func → llvm conversions (xDSL 0.74 has none of the last four; its
-   ptr → llvm conversion is replaced by a faster one emitting ``getelementptr``);
-   ``reconcile-unrealized-casts``; an entry point ``void xrelay_entry(void **args)``.
-4. **→ LLVM IR** (:mod:`.emit`): xDSL's ``convert_module``; ``xrelay-opt -p
-   relay-lower-to-llvm -t llvm`` prints it with xDSL's own ``llvm`` target.
+   pointer arguments; xDSL's ``convert-scf-to-cf``; xrelay's own memref (typed
+   ``getelementptr`` at the folded linear index, in place of xDSL's
+   ``convert-memref-to-ptr`` and ptr passes), arith, math, cf and func → llvm
+   conversions (xDSL 0.74 has none of the last four); ``reconcile-unrealized-casts``;
+   ``xrelay_run(args, tid, nthreads, team)``, one thread's call of the host.
+4. **→ LLVM IR** (:mod:`.emit`): xDSL's ``convert_module``, then the thread team
+   (:mod:`.llvm.threads`: ``void xrelay_entry(void **args, int64_t nthreads)``, the
+   barrier and the worker threads, written with llvmlite's IR builder); ``xrelay-opt
+   -p relay-lower-to-llvm -t llvm`` prints it.
 
 :func:`~xrelay.lowering.pipeline.lower_model` runs it all; ``xrelay.build`` adds the
 optimisation pipeline before and the JIT after (:mod:`xrelay.runtime`).

@@ -56,8 +56,10 @@ class PlanMemory(Pass):
 @register_pass("LowerToLLVM")
 class LowerToLLVM(Pass):
     """Lower planned memref-level kernels and host to the ``llvm`` dialect (scf → cf,
-    memref → pointers, arith/math/cf/func → llvm) with the ``xrelay_entry(void
-    **args)`` entry point; weights and the arena are passed by pointer."""
+    memref → pointers, arith/math/cf/func → llvm) with ``xrelay_run(args, tid,
+    nthreads, team)``, one thread's entry; weights and the arena are passed by
+    pointer. The translation to LLVM IR (``-t llvm``) adds the thread team and
+    ``xrelay_entry(args, nthreads)``."""
 
     def __init__(self) -> None:
         self.info = PassInfo(0, "LowerToLLVM")

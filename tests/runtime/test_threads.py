@@ -177,3 +177,29 @@ def test_older_exports_are_refused_with_a_reason():
     )
     with pytest.raises(ValueError, match="older format.*export it again"):
         ModelSpec.from_json(old)
+
+
+def test_executors_run_concurrently(lib: Any):
+    """Two executors of one library, each with its own team, run at the same time
+    from two Python threads (run() releases the GIL; teams share nothing)."""
+    import threading
+
+    _, inputs = _model()
+    expected = _run(lib, inputs, 1)
+    results: list[Any] = [None, None]
+
+    def work(k: int) -> None:
+        m = lib.create()
+        m.set_num_threads(2)
+        m.set_input(0, inputs[0] * (k + 1))
+        for _ in range(20):
+            m.run()
+        results[k] = m.get_output(0)
+
+    threads_ = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads_:
+        t.start()
+    for t in threads_:
+        t.join()
+    np.testing.assert_array_equal(results[0], expected)
+    np.testing.assert_array_equal(results[1], _run(lib, [inputs[0] * 2], 1))
