@@ -53,6 +53,13 @@ Index: TypeAlias = "int | SSAValue"
 INDEX = IndexType()
 
 PARALLEL_GRAIN = 64
+CHUNKS_PER_THREAD = 4
+"""How finely :meth:`KernelBuilder.parallel` cuts its iterations: about this many
+chunks per thread, claimed dynamically."""
+CLAIM = "xrelay_claim"
+"""``i64 xrelay_claim(team, i64 chunk)``: the first iteration of the next chunk
+of the running parallel nest (an atomic add on the team's counter; the runtime,
+:mod:`xrelay.lowering.llvm.threads`, resets it at every barrier)."""
 """A :meth:`KernelBuilder.parallel` nest shares out its leading axes up to this many
 iterations (or all of them); the axes after those are ordinary loops inside each
 iteration."""
@@ -97,9 +104,9 @@ class KernelBuilder:
         self._flats: dict[tuple[str, SSAValue], Buffer] = {}
         self.externs: dict[str, FunctionType] = {}
         """External functions called (name → type), to declare in the module."""
-        self.thread: tuple[SSAValue, SSAValue] | None = None
-        """``(thread id, thread count)`` index values of a kernel that may be run by
-        several threads (see :meth:`parallel`); ``None``: one thread."""
+        self.thread: tuple[SSAValue, SSAValue, SSAValue] | None = None
+        """``(thread id, thread count, team)`` of a kernel that may be run by several
+        threads (see :meth:`parallel`); ``None``: one thread."""
         self.parallel_regions = 0
         """How many loop nests :meth:`parallel` split between the threads."""
         self.stores_outside_parallel = 0
@@ -356,9 +363,11 @@ class KernelBuilder:
         """Loops over every index of ``shape``, like :meth:`nest`, whose iterations
         are shared out between the threads running the kernel: the leading axes
         (enough of them for :data:`PARALLEL_GRAIN` iterations) are flattened into
-        one range, cut into :attr:`thread`'s count of contiguous, nearly equal
-        chunks, and each thread runs its own chunk (with the remaining axes as
-        ordinary loops inside).
+        one range, cut into chunks of contiguous iterations (about
+        :data:`CHUNKS_PER_THREAD` per thread), and each thread claims the next chunk
+        from the team's counter (``xrelay_claim``) until none is left (with the
+        remaining axes as ordinary loops inside each iteration). A thread slowed
+        down (by another process on its core) takes fewer chunks.
 
         The emitter promises that iterations write disjoint outputs and read nothing
         another iteration writes. A kernel is run by several threads only if it has
@@ -369,7 +378,7 @@ class KernelBuilder:
             with self.nest(shape) as idx:
                 yield idx
             return
-        tid, count = self.thread
+        _, count, team = self.thread
         # share out the leading axes (enough iterations for any team), nest the rest
         split = 0
         while split < len(shape) and math.prod(shape[:split]) < PARALLEL_GRAIN:
@@ -379,10 +388,25 @@ class KernelBuilder:
         self.parallel_regions += 1
         self._in_parallel = True
         try:
-            start = self.udiv(self.imul(tid, total), count)
-            stop = self.udiv(self.imul(self.iadd(tid, 1), total), count)
-            with self.loop(start, stop) as flat, self.nest(inner) as rest:
-                yield [*self.unflatten(flat, outer, unsigned=True), *rest]
+            # chunks of about total / (CHUNKS_PER_THREAD * threads) iterations,
+            # claimed in turn; a thread makes at most as many claims as there are
+            # chunks (a claim past the end finds nothing to do)
+            per = self.imul(count, CHUNKS_PER_THREAD)
+            chunk = self.imax(self.udiv(total, per), 1)
+            rounds = self.udiv(self.iadd(total, self.isub(chunk, 1)), chunk)
+            with self.loop(0, rounds):
+                claimed = self.call_extern(
+                    CLAIM, [team, self.int_of_index(chunk)], IntegerType(64)
+                )
+                start = self.result(arith.IndexCastOp(claimed, INDEX))
+                found = self.icmp("ult", start, total)
+                then = Block()
+                self.insert(scf.IfOp(found, [], Region(then)))
+                with self.at(InsertPoint.at_end(then)):
+                    stop = self.imin(self.iadd(start, chunk), total)
+                    with self.loop(start, stop) as flat, self.nest(inner) as rest:
+                        yield [*self.unflatten(flat, outer, unsigned=True), *rest]
+                    self.insert(scf.YieldOp())
         finally:
             self._in_parallel = False
 

@@ -94,7 +94,11 @@ THREAD_ARGS = 3
 (``!llvm.ptr``) its threads synchronise through."""
 BARRIER = "xrelay_barrier"
 """``void xrelay_barrier(team)``: wait until every thread of the team has reached it
-(provided by the runtime, :mod:`xrelay.lowering.llvm.threads`)."""
+(provided by the runtime, :mod:`xrelay.lowering.llvm.threads`); the last to arrive
+resets the team's chunk counter."""
+RESET = "xrelay_reset"
+"""``void xrelay_reset(team)``: reset the team's chunk counter (before a kernel that
+thread 0 runs alone, with no barrier before it)."""
 WEIGHT_PREFIX = "xrelay_weight_"
 
 
@@ -196,8 +200,12 @@ class GraphLowering:
         self.kb.finish()
         _insert_deallocs(host)
         parallel = {name: k.parallel for name, k in self.kernels.values()}
-        if _share_out(host, parallel):
-            self.externs[BARRIER] = FunctionType.from_lists([LLVMPointerType()], [])
+        barriers, resets = _share_out(host, parallel)
+        team_only = FunctionType.from_lists([LLVMPointerType()], [])
+        if barriers:
+            self.externs[BARRIER] = team_only
+        if resets:
+            self.externs[RESET] = team_only
         names = [a.name_hint or f"input{i}" for i, a in enumerate(block.args)]
         host.attributes[INPUTS_ATTR] = ArrayAttr([StringAttr(n) for n in names])
         host.attributes[OUTPUTS_ATTR] = ArrayAttr(
@@ -658,13 +666,14 @@ def op_work(op: Operation) -> int:
     return out
 
 
-def _share_out(host: func.FuncOp, parallel: dict[str, bool]) -> bool:
+def _share_out(host: func.FuncOp, parallel: dict[str, bool]) -> tuple[bool, bool]:
     """Make the host run by every thread of a team (its first three arguments: the
     thread id, the thread count and the team for :data:`BARRIER`): a kernel that
-    several threads may run is called by every thread with ``(tid, nthreads)``; any
-    other kernel is called by thread 0 alone with ``(0, 1)``. A barrier separates a
+    several threads may run is called by every thread with ``(tid, nthreads,
+    team)``; any other kernel is called by thread 0 alone with ``(0, 1, team)``,
+    after resetting the team's chunk counter (:data:`RESET`). A barrier separates a
     kernel from what follows unless both run on thread 0 alone (one thread runs
-    those in order). Whether a barrier was inserted."""
+    those in order). Whether a barrier and a reset were inserted."""
     tid, count, team = host.args[:THREAD_ARGS]
     const: dict[int, SSAValue] = {}
     entry_block = host.body.block
@@ -677,6 +686,7 @@ def _share_out(host: func.FuncOp, parallel: dict[str, bool]) -> bool:
         return const[value]
 
     barriers = 0
+    uses_reset = False
 
     def barrier_before(op: Operation) -> None:
         nonlocal barriers
@@ -687,13 +697,14 @@ def _share_out(host: func.FuncOp, parallel: dict[str, bool]) -> bool:
     def visit(block: Block, last: str | None) -> str | None:
         """``last``: how the previous kernel ran (``"one"``, ``"all"``) with no
         barrier since, or ``None``."""
+        nonlocal uses_reset
         for op in list(block.ops):
             if isinstance(op, func.CallOp) and op.callee.string_value() in parallel:
                 together = parallel[op.callee.string_value()]
                 if last is not None and (together or last == "all"):
                     barrier_before(op)
                 if together:
-                    op.operands = [*op.operands, tid, count]
+                    op.operands = [*op.operands, tid, count, team]
                     last = "all"
                     continue
                 is_first = arith.CmpiOp(tid, index(0), "eq")
@@ -702,8 +713,10 @@ def _share_out(host: func.FuncOp, parallel: dict[str, bool]) -> bool:
                 guard = scf.IfOp(is_first.result, [], Region(body))
                 block.insert_op_before(guard, op)
                 op.detach()
-                op.operands = [*op.operands, index(0), index(1)]
-                body.add_ops([op, scf.YieldOp()])
+                op.operands = [*op.operands, index(0), index(1), team]
+                # no barrier (which resets the chunk counter) may come before it
+                body.add_ops([func.CallOp(RESET, [team], []), op, scf.YieldOp()])
+                uses_reset = True
                 last = "one"
             elif isinstance(op, scf.IfOp | memref.LoadOp):
                 # every thread reads the condition and runs the branches
@@ -717,7 +730,7 @@ def _share_out(host: func.FuncOp, parallel: dict[str, bool]) -> bool:
         return last
 
     visit(entry_block, None)
-    return barriers > 0
+    return barriers > 0, uses_reset
 
 
 def lower_graph(module: ModuleOp, entry: str = "main") -> None:

@@ -21,6 +21,7 @@ from typing import cast
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, TensorType
+from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.relay.base import RelayOp
@@ -83,8 +84,11 @@ class Kernel:
     """External (libm) functions the kernel calls, to declare in the module."""
     parallel: bool = False
     """Whether several threads may run the kernel together (each passing its thread
-    id and the thread count, the two ``index`` arguments that end every kernel's
-    argument list); otherwise one thread runs it with ``(0, 1)``."""
+    id, the thread count and the team, the arguments that end every kernel's
+    argument list); otherwise one thread runs it with ``(0, 1, team)``."""
+    shared_nests: int = 0
+    """How many loop nests claim their iterations from the team (1 when
+    :attr:`parallel`; 0 for a kernel run by one thread)."""
 
     def weight_ops(self, group: Group) -> list[ConstantOp]:
         """The constants of ``group`` (one with this kernel's key) passed by pointer."""
@@ -269,7 +273,9 @@ class _GroupLowering:
 
     # -- emission ----------------------------------------------------------------------
 
-    def lower(self) -> Kernel:
+    def lower(self, threads: bool = True) -> Kernel:
+        """The kernel; ``threads``: its parallel nest (if any) shares iterations out
+        (otherwise every nest is an ordinary loop nest)."""
         self.analyse()
         group = self.group
         outputs = [leaf for v in group.outputs for leaf in self.leaves(v)]
@@ -340,12 +346,19 @@ class _GroupLowering:
         arg_infos += scratch_infos
 
         kb = KernelBuilder.new_function(
-            group.name, [*(memref_type(s, d) for s, d in arg_infos), INDEX, INDEX]
+            group.name,
+            [
+                *(memref_type(s, d) for s, d in arg_infos),
+                INDEX,
+                INDEX,
+                LLVMPointerType(),
+            ],
         )
-        tid, count = kb.args[-2:]
-        tid.name_hint, count.name_hint = "tid", "nthreads"
-        kb.thread = (tid, count)
-        buf_args = kb.args[:-2]
+        tid, count, team = kb.args[-3:]
+        tid.name_hint, count.name_hint, team.name_hint = "tid", "nthreads", "team"
+        if threads:
+            kb.thread = (tid, count, team)
+        buf_args = kb.args[:-3]
         bufs = [Buffer(a, s, d) for a, (s, d) in zip(buf_args, arg_infos, strict=True)]
         n_in, n_w, n_out = len(inputs), len(weights), len(outputs)
         sources: dict[SSAValue, Source] = {}
@@ -443,6 +456,7 @@ class _GroupLowering:
             scratch_infos,
             dict(kb.externs),
             parallel=kb.runs_in_parallel(),
+            shared_nests=kb.parallel_regions,
         )
 
     def source(
@@ -474,5 +488,11 @@ def is_compute(op: Operation) -> bool:
 
 
 def lower_group(group: Group) -> Kernel:
-    """Lower a group of ops to a kernel function (see the module docstring)."""
-    return _GroupLowering(group).lower()
+    """Lower a group of ops to a kernel function (see the module docstring). A
+    kernel that cannot be shared out between threads (several parallel nests, or
+    stores outside its one) is emitted again with ordinary loop nests: thread 0
+    runs it alone."""
+    kernel = _GroupLowering(group).lower()
+    if kernel.parallel or kernel.shared_nests == 0:
+        return kernel
+    return _GroupLowering(group).lower(threads=False)

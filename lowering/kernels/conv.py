@@ -23,8 +23,9 @@ each output as it is stored: the hook for fused bias/activation epilogues.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +46,12 @@ from xrelay.lowering.kernels import (
 )
 from xrelay.lowering.kernels.pool import ceil_div, from_nchw, tap_range, to_nchw
 from xrelay.lowering.scalar_types import DType
-from xrelay.lowering.tiling import host_vector_unit, row_tile
+from xrelay.lowering.tiling import (
+    conv_chunk,
+    conv_row_group,
+    host_vector_unit,
+    row_tile,
+)
 
 
 def conv2d_planes(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
@@ -168,6 +174,7 @@ class RowTiles:
         out: Buffer,
         epilogue: Epilogue | None,
         stage: Buffer | None = None,
+        chunk: tuple[Index, int] | None = None,
     ) -> None:
         """Emit output row ``y`` of ``out_blocks`` blocks of ``lanes`` channels.
         ``stage`` (an ``[out_blocks * tile, lanes]`` buffer), when the blocks'
@@ -193,6 +200,8 @@ class RowTiles:
         y0 = kb.isub(kb.imul(y, sh), pt)
         ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
         zero = kb.zero(dt)
+        cb_lo, cb_n = (0, self.blocks) if chunk is None else chunk
+        cb_hi = kb.iadd(cb_lo, cb_n)
 
         def over_kx(
             x: Index, cb: Index, ky: Index, kx: Index, acc: list[SSAValue]
@@ -243,11 +252,23 @@ class RowTiles:
             loop, the tap carried as an odometer of counters (kernel column
             fastest), a level of loop-carried sums instead of three."""
             sums = nb * tile * lanes
+            if chunk is None:
+                init = [zero] * sums
+            else:
+                flat_out = kb.flat(out)
+                init = []
+                for b in range(nb):
+                    for t in range(tile):
+                        base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
+                        init += [
+                            kb.load(flat_out, [kb.iadd(base, oi)])
+                            for oi in range(lanes)
+                        ]
             if self.block == 1:
                 return kb.fold_loop(
-                    0,
-                    self.blocks,
-                    [zero] * sums,
+                    cb_lo,
+                    cb_hi,
+                    init,
                     lambda cb, a0: kb.fold_loop(
                         ky_lo,
                         ky_hi,
@@ -258,7 +279,7 @@ class RowTiles:
                     ),
                 )
             # (counter's first value, its end) per counter, fastest first
-            axes = ((0, kw, kw), (ky_lo, ky_hi, kh), (0, self.blocks, self.blocks))
+            axes = ((0, kw, kw), (ky_lo, ky_hi, kh), (cb_lo, cb_hi, cb_n))
             digits = [(lo, hi) for lo, hi, n in axes if n > 1]
 
             def over_taps(_: Index, carried: list[SSAValue]) -> list[SSAValue]:
@@ -284,8 +305,8 @@ class RowTiles:
 
             return kb.fold_loop(
                 0,
-                kb.imul(kb.isub(ky_hi, ky_lo), kw * self.blocks),
-                [zero] * sums + [kb.index(lo) for lo, _ in digits],
+                kb.imul(kb.isub(ky_hi, ky_lo), kw * cb_n),
+                init + [kb.index(lo) for lo, _ in digits],
                 over_taps,
             )[:sums]
 
@@ -499,6 +520,7 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     dt = out.dtype
     # two output blocks per tile when they pair up: twice the independent sums
     nb = 2 if ob_n % 2 == 0 else 1
+    tile = row_tile(ow, nb, y_blk, dt.itemsize)
     rows = RowTiles(
         kb,
         (sh, sw),
@@ -511,20 +533,62 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         x_blk,
         dt,
         data.dtype,
-        row_tile(ow, nb, y_blk, dt.itemsize),
+        tile,
         nb,
     )
-    with kb.parallel([n_, ob_n // nb, oh]) as (n, obp, y):
+    # The rows of a group are summed one pass per chunk of input-channel blocks
+    # (the chunk's weights stay in the L1 cache while every tile of the group reads
+    # them), the partial sums kept in the output: zeroed first, loaded and stored by
+    # every pass (in the order of the reference's sums), then the epilogue. A row
+    # the tiles do not divide takes one pass: its last tile would load sums the
+    # tile before it has already added to.
+    chunk = conv_chunk(cb_n, nb * kh * kw * x_blk * y_blk * weight.dtype.itemsize)
+    if ow % tile:
+        chunk = cb_n
+    group = conv_row_group(oh, n_ * (ob_n // nb))
+    with kb.parallel([n_, ob_n // nb, -(-oh // group)]) as (n, obp, g):
         ob = kb.imul(obp, nb)
-        rows.emit(
-            y,
-            y_blk,
-            lambda cb, iy, ix, ci: data.at([n, cb, iy, ix, ci]),
-            weight_row(kb, weight, lambda b: [kb.iadd(ob, b)]),
-            lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
-            out,
-            epilogue,
-        )
+        y_lo = kb.imul(g, group)
+        y_hi = kb.imin(kb.iadd(y_lo, group), oh)
+
+        @contextlib.contextmanager
+        def plane() -> Generator[list[Index], None, None]:
+            with (
+                kb.loop(0, nb) as b,
+                kb.loop(y_lo, y_hi) as y,
+                kb.loop(0, ow) as x,
+                kb.loop(0, y_blk) as oi,
+            ):
+                yield [n, kb.iadd(ob, b), y, x, oi]
+
+        if chunk == cb_n:  # one pass: the sums start at zero, then the epilogue
+            with kb.loop(y_lo, y_hi) as y:
+                rows.emit(
+                    y,
+                    y_blk,
+                    lambda cb, iy, ix, ci: data.at([n, cb, iy, ix, ci]),
+                    weight_row(kb, weight, lambda b: [kb.iadd(ob, b)]),
+                    lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
+                    out,
+                    epilogue,
+                )
+            return
+        with plane() as idx:
+            kb.store(kb.zero(dt), out, idx)
+        with kb.loop(0, cb_n, chunk) as cb0, kb.loop(y_lo, y_hi) as y:
+            rows.emit(
+                y,
+                y_blk,
+                lambda cb, iy, ix, ci: data.at([n, cb, iy, ix, ci]),
+                weight_row(kb, weight, lambda b: [kb.iadd(ob, b)]),
+                lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
+                out,
+                None,
+                chunk=(cb0, chunk),
+            )
+        if epilogue is not None:
+            with plane() as idx:
+                kb.store(epilogue(kb.load(out, idx), idx), out, idx)
 
 
 @materialize(nn.Conv2DNCHWcOp)

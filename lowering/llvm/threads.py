@@ -19,7 +19,13 @@ larger than the machine still moves on).
 The team, on the caller's stack::
 
     struct team { void **args; int64_t nthreads; int64_t count; int64_t sense;
-                  int64_t go; };
+                  int64_t go; int64_t next; };
+
+Kernels share out their parallel loop nest by claiming chunks of it:
+``xrelay_claim(team, chunk)`` atomically adds ``chunk`` to ``next`` and returns the
+old value (the first iteration of the claimed chunk). The last thread into a barrier
+resets ``next`` (every thread is inside the barrier then), and ``xrelay_reset(team)``
+resets it before a kernel that thread 0 runs alone.
 """
 
 from __future__ import annotations
@@ -36,11 +42,13 @@ RUN = "xrelay_run"
 thread's share of a run (made from the host by
 :func:`xrelay.lowering.llvm.host_abi.add_entry_point`)."""
 BARRIER = "xrelay_barrier"
+CLAIM = "xrelay_claim"
+RESET = "xrelay_reset"
 
 I64 = ir.IntType(64)
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
-TEAM = ir.LiteralStructType([PTR, I64, I64, I64, I64])
+TEAM = ir.LiteralStructType([PTR, I64, I64, I64, I64, I64])
 WORKER = ir.LiteralStructType([PTR, I64])
 """A started thread's argument: its team and id."""
 SPINS_BEFORE_YIELD = 4096
@@ -130,7 +138,12 @@ def add_barrier(module: ir.Module) -> ir.Function:
     done = fn.append_basic_block("done")
     sync = fn.append_basic_block("sync")
     n = b.load(_field(b, team, 1), typ=I64)
-    b.cbranch(b.icmp_unsigned("<=", n, I64(1)), done, sync)
+    alone = fn.append_basic_block("alone")
+    b.cbranch(b.icmp_unsigned("<=", n, I64(1)), alone, sync)
+
+    b.position_at_end(alone)  # a team of one: only the chunk counter to reset
+    _store_atomic(b, I64(0), _field(b, team, 5), "monotonic")
+    b.branch(done)
 
     b.position_at_end(sync)
     sense_at = _field(b, team, 3)
@@ -144,6 +157,7 @@ def add_barrier(module: ir.Module) -> ir.Function:
 
     b.position_at_end(release)
     _store_atomic(b, I64(0), count_at, "monotonic")
+    _store_atomic(b, I64(0), _field(b, team, 5), "monotonic")
     flipped_sense = cast(ir.Value, b.xor(sense, I64(1)))
     _store_atomic(b, flipped_sense, sense_at, "release")
     b.branch(done)
@@ -160,6 +174,23 @@ def add_barrier(module: ir.Module) -> ir.Function:
     return fn
 
 
+def add_chunks(module: ir.Module) -> None:
+    """Define ``int64_t xrelay_claim(team *t, int64_t chunk)`` and ``void
+    xrelay_reset(team *t)`` in ``module`` (where declared, or not yet there)."""
+    claim = _function(module, CLAIM, I64, [PTR, I64])
+    if claim.is_declaration:
+        claim.linkage = "internal"
+        b = ir.IRBuilder(claim.append_basic_block("entry"))
+        team, chunk = claim.args
+        b.ret(b.atomic_rmw("add", _field(b, team, 5), chunk, "monotonic"))
+    reset = _function(module, RESET, ir.VoidType(), [PTR])
+    if reset.is_declaration:
+        reset.linkage = "internal"
+        b = ir.IRBuilder(reset.append_basic_block("entry"))
+        _store_atomic(b, I64(0), _field(b, reset.args[0], 5), "monotonic")
+        b.ret_void()
+
+
 def add_team(module: ir.Module) -> ir.Function:
     """Define ``xrelay_entry(args, nthreads)`` (see the module docstring) around the
     ``xrelay_run`` already in ``module``."""
@@ -167,6 +198,7 @@ def add_team(module: ir.Module) -> ir.Function:
     if not isinstance(run, ir.Function):
         raise LookupError(f"the module has no @{RUN}")
     add_barrier(module)
+    add_chunks(module)
     pthread_create = _function(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
     pthread_join = _function(module, "pthread_join", I32, [I64, PTR])
 
@@ -200,7 +232,7 @@ def add_team(module: ir.Module) -> ir.Function:
     args.name, requested.name = "args", "nthreads"
     b = ir.IRBuilder(entry.append_basic_block("entry"))
     team_ptr = _alloca(b, TEAM)
-    for k, value in enumerate([args, I64(1), I64(0), I64(0), I64(0)]):
+    for k, value in enumerate([args, I64(1), I64(0), I64(0), I64(0), I64(0)]):
         b.store(value, _field(b, team_ptr, k))
     alone = entry.append_basic_block("alone")
     spawn = entry.append_basic_block("spawn")
@@ -264,16 +296,31 @@ def add_team(module: ir.Module) -> ir.Function:
     return entry
 
 
-def barrier_ir(triple: str = "") -> str:
-    """LLVM IR text of ``xrelay_barrier`` (external) and its declarations, without a
-    module header: to append to the LLVM IR of code that other tools (MLIR) lowered
-    and that calls the barrier."""
-    module = ir.Module("xrelay_barrier")
+def runtime_ir(triple: str = "") -> str:
+    """LLVM IR text of ``xrelay_barrier``, ``xrelay_claim`` and ``xrelay_reset``
+    (external) and their declarations, without a module header: to append to the
+    LLVM IR of code that other tools (MLIR) lowered and that calls them."""
+    module = ir.Module("xrelay_runtime")
     module.triple = triple
     add_barrier(module).linkage = "external"
+    add_chunks(module)
+    for name in (CLAIM, RESET):
+        fn = module.globals[name]
+        assert isinstance(fn, ir.Function)
+        fn.linkage = "external"
     header = ("; ModuleID", "target triple", "target datalayout")
     lines = str(module).splitlines()
     return "\n".join(line for line in lines if not line.startswith(header)) + "\n"
 
 
-__all__ = ["BARRIER", "ENTRY", "RUN", "add_barrier", "add_team", "barrier_ir"]
+__all__ = [
+    "BARRIER",
+    "CLAIM",
+    "ENTRY",
+    "RESET",
+    "RUN",
+    "add_barrier",
+    "add_chunks",
+    "add_team",
+    "runtime_ir",
+]

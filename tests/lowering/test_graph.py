@@ -100,7 +100,7 @@ func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
     )
     lower_graph(mod)
     kernels = [op.sym_name.data for op in mod.ops if isinstance(op, func.FuncOp)]
-    assert kernels == ["xrelay_barrier", "k0_exp", "k1_add", "main"]
+    assert kernels == ["xrelay_barrier", "xrelay_claim", "k0_exp", "k1_add", "main"]
 
 
 def test_memory_is_reused(parse: Parse):
@@ -204,5 +204,5 @@ def test_epilogues_and_fused_views(parse: Parse):
     # conv_bias_relu: x, w, b, out (+ the tiled conv's repacked weight and staging
     # tile); conv_transpose: x, w, out, scratch (+ the same two); the output that is
     # a view of an intermediate is copied into the output buffer; each kernel ends
-    # with the thread id and count
-    assert kernels == {"k0_conv_bias_relu": 8, "k1_conv_transpose": 8, "k2_copy": 4}
+    # with the thread id, the thread count and the team
+    assert kernels == {"k0_conv_bias_relu": 9, "k1_conv_transpose": 9, "k2_copy": 5}

@@ -83,7 +83,7 @@ def _descriptor_args(arrays: list[Any]) -> list[Any]:
 def test_mlir_lowering_agrees_with_xrelay():
     import llvmlite.binding as llvm
 
-    from xrelay.lowering.llvm.threads import barrier_ir
+    from xrelay.lowering.llvm.threads import runtime_ir
     from xrelay.lowering.memory_plan import plan_memory
     from xrelay.lowering.pipeline import lower_model, relay_to_kernels
     from xrelay.runtime.jit import JITModule
@@ -107,20 +107,21 @@ def test_mlir_lowering_agrees_with_xrelay():
     )  # fmt: skip
     llvm_ir = translated.stdout
     assert "@main" in llvm_ir
-    # the host calls the runtime's barrier: link xrelay's definition in
+    # the host and kernels call the thread runtime: link xrelay's definitions in
+    runtime = ("@xrelay_barrier", "@xrelay_claim", "@xrelay_reset")
     llvm_ir = "\n".join(
         line
         for line in llvm_ir.splitlines()
-        if not line.startswith("declare void @xrelay_barrier")
+        if not (line.startswith("declare") and any(f in line for f in runtime))
     )
-    llvm_ir += "\n" + barrier_ir()
+    llvm_ir += "\n" + runtime_ir()
     llvm.parse_assembly(llvm_ir).verify()
 
     jit = JITModule(llvm_ir)
     outputs = [np.zeros(spec.shape, spec.dtype) for spec in lowered.spec.outputs]
     buffers = [np.ascontiguousarray(a) for a in inputs] + outputs
     # one thread: thread id 0, a team of 1 (the barrier returns at once)
-    team = np.zeros(5, dtype=np.int64)
+    team = np.zeros(6, dtype=np.int64)
     team[1] = 1
     args = [ctypes.c_int64(0), ctypes.c_int64(1), ctypes.c_void_p(team.ctypes.data)]
     args += _descriptor_args(buffers)

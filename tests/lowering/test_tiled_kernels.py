@@ -167,6 +167,16 @@ def _nchwc_cases(rng: Gen, case: Any) -> list[Any]:
             8,
             {"padding": [2, 1]},
         ),
+        # passes over one of 3 input blocks at a time (partial sums in the
+        # output); 4 pairs of output blocks: rows in groups of 3, the last of 1
+        _nchwc(
+            case,
+            _ints(rng, 1, 48, 10, 7),
+            _ints(rng, 128, 48, 3, 3),
+            16,
+            16,
+            {"padding": [1, 1]},
+        ),
     ]
 
 
@@ -226,6 +236,28 @@ def test_row_tile(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("XRELAY_TILE_ROWS", "3")
     assert tiling.row_tile(56, 2, 16, 4) == 3
     assert tiling.row_tile(2, 2, 16, 4) == 2
+
+
+def test_conv_passes_and_row_groups():
+    """Input-channel blocks per pass: as many as divide the blocks and fit the
+    budget, at least one; row groups: nearly equal, enough parallel iterations."""
+    budget = tiling.CONV_CHUNK_BYTES
+    assert tiling.conv_chunk(32, 18 << 10) == 1
+    assert tiling.conv_chunk(16, budget // 4) == 4
+    assert tiling.conv_chunk(6, budget // 4) == 3
+    assert tiling.conv_chunk(7, budget // 4) == 1
+    assert tiling.conv_chunk(2, 1) == 2
+    assert tiling.conv_row_group(7, 16) == 7
+    assert tiling.conv_row_group(14, 8) == 7
+    assert tiling.conv_row_group(56, 2) == 7
+    assert tiling.conv_row_group(10, 4) == 3
+    assert tiling.conv_row_group(3, 1) == 1
+    for rows in (1, 5, 7, 28):
+        for tasks in (1, 3, 16, 64):
+            group = tiling.conv_row_group(rows, tasks)
+            assert 1 <= group <= rows
+            if tasks >= tiling.CONV_MIN_TASKS:
+                assert group == rows
 
 
 def test_fused_conv_odd_rows():

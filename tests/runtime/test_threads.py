@@ -87,11 +87,12 @@ def test_repeated_runs_reuse_nothing_stale(lib: Any):
 
 def test_kernels_are_shared_out_or_run_by_thread_zero(lib: Any):
     """In the host: shared-out kernels get the thread id and count, the others run
-    under ``tid == 0`` with ``(0, 1)``; barriers separate them."""
+    under ``tid == 0`` with ``(0, 1)`` after a reset of the chunk counter; barriers
+    separate them."""
     mlir = lib.get_source("mlir")
     host = mlir[mlir.index("func.func @main") :]
     calls = [line.strip() for line in host.splitlines() if "func.call @k" in line]
-    shared = [c for c in calls if "%tid, %nthreads)" in c]
+    shared = [c for c in calls if "%tid, %nthreads, %team)" in c]
     assert any("conv2d_NCHWc" in c for c in shared)
     assert any("dense_pack" in c for c in shared)
     alone = [c for c in calls if c not in shared]
@@ -100,6 +101,7 @@ def test_kernels_are_shared_out_or_run_by_thread_zero(lib: Any):
     assert any("batch_matmul" in c for c in alone)
     assert host.count("scf.if") == len(alone)
     assert host.count("func.call @xrelay_barrier(%team)") >= len(shared)
+    assert host.count("func.call @xrelay_reset(%team)") == len(alone)
     assert "func.func private @xrelay_barrier(!llvm.ptr)" in mlir
 
 

@@ -17,20 +17,20 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 }
 
 // CHECK:       llvm.func @xrelay_barrier(!llvm.ptr)
-// CHECK:       llvm.func @k0_add(%{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %tid: i64, %nthreads: i64)
+// CHECK:       llvm.func @k0_add(%{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: !llvm.ptr {llvm.noalias}, %tid: i64, %nthreads: i64, %team: !llvm.ptr)
 // CHECK:         llvm.getelementptr inbounds %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK:         llvm.fadd
 // CHECK:       llvm.func @k1_erf(
 // CHECK:         llvm.call @erff(%{{.*}}) : (f32) -> f32
 // CHECK:       llvm.func @k2_maximum(
 // CHECK:         llvm.call_intrinsic "llvm.maximum.f32"
-// CHECK:       llvm.func @main(%[[TID:.*]]: i64, %[[N:.*]]: i64, %team: !llvm.ptr, %x: !llvm.ptr, %output0: !llvm.ptr, %weights: !llvm.ptr, %arena: !llvm.ptr) {
+// CHECK:       llvm.func @main(%[[TID:.*]]: i64, %[[N:.*]]: i64, %[[TEAM:.*]]: !llvm.ptr, %x: !llvm.ptr, %output0: !llvm.ptr, %weights: !llvm.ptr, %arena: !llvm.ptr) {
 // CHECK:         %[[SLOT:.*]] = llvm.getelementptr %weights[0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK-NEXT:    %[[W:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
-// CHECK:         llvm.call @k0_add(%x, %[[W]], %{{.*}}, %[[TID]], %[[N]])
-// CHECK:         llvm.call @xrelay_barrier(%team)
+// CHECK:         llvm.call @k0_add(%x, %[[W]], %{{.*}}, %[[TID]], %[[N]], %[[TEAM]])
+// CHECK:         llvm.call @xrelay_barrier(%[[TEAM]])
 // CHECK:         llvm.call @k1_erf(
-// CHECK:         llvm.call @xrelay_barrier(%team)
+// CHECK:         llvm.call @xrelay_barrier(%[[TEAM]])
 // CHECK:         llvm.call @k2_maximum(
 // CHECK-NOT:     llvm.call @xrelay_barrier
 // CHECK:       llvm.func @xrelay_run(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr) {
@@ -41,7 +41,9 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // IR:      define internal void @"xrelay_barrier"(ptr
 // IR:        atomicrmw add
-// IR:      define internal void @"k0_add"(ptr noalias %".1", ptr noalias %".2", ptr noalias %".3", i64 %".4", i64 %".5")
+// IR:      define internal i64 @"xrelay_claim"(ptr
+// IR:      define internal void @"k0_add"(ptr noalias %".1", ptr noalias %".2", ptr noalias %".3", i64 %".4", i64 %".5", ptr %".6")
+// IR:        call ccc i64 @"xrelay_claim"
 // IR:      define internal void @"main"(i64 %".1", i64 %".2", ptr %".3", ptr %".4", ptr %".5", ptr %".6", ptr %".7")
 // IR:      declare float @"erff"(float
 // IR:      define internal void @"xrelay_run"(ptr

@@ -18,18 +18,18 @@ func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
 // CHECK:         %[[A:.*]] = memref.get_global @xrelay_arena : memref<128xi8>
 // CHECK-NEXT:    %[[V0:.*]] = memref.view %[[A]][%[[OFF0:.*]]][] : memref<128xi8> to memref<16xf32>
-// CHECK-NEXT:    func.call @k0_exp(%x, %[[V0]], %tid, %nthreads)
+// CHECK-NEXT:    func.call @k0_exp(%x, %[[V0]], %tid, %nthreads, %team)
 // CHECK-NEXT:    %[[V1:.*]] = memref.view %[[A]][%[[OFF1:.*]]][] : memref<128xi8> to memref<16xf32>
 // CHECK-NEXT:    func.call @xrelay_barrier(%team)
-// CHECK-NEXT:    func.call @k1_sin(%[[V0]], %[[V1]], %tid, %nthreads)
+// CHECK-NEXT:    func.call @k1_sin(%[[V0]], %[[V1]], %tid, %nthreads, %team)
 // CHECK-NEXT:    %[[V2:.*]] = memref.view %[[A]][%[[OFF0]]][] : memref<128xi8> to memref<16xf32>
 // CHECK-NEXT:    func.call @xrelay_barrier(%team)
-// CHECK-NEXT:    func.call @k2_cos(%[[V1]], %[[V2]], %tid, %nthreads)
+// CHECK-NEXT:    func.call @k2_cos(%[[V1]], %[[V2]], %tid, %nthreads, %team)
 // CHECK-NEXT:    %[[V3:.*]] = memref.view %[[A]][%[[OFF1]]][] : memref<128xi8> to memref<16xf32>
 // CHECK-NEXT:    func.call @xrelay_barrier(%team)
-// CHECK-NEXT:    func.call @k3_tanh(%[[V2]], %[[V3]], %tid, %nthreads)
+// CHECK-NEXT:    func.call @k3_tanh(%[[V2]], %[[V3]], %tid, %nthreads, %team)
 // CHECK-NEXT:    func.call @xrelay_barrier(%team)
-// CHECK-NEXT:    func.call @k4_sqrt(%[[V3]], %output0, %tid, %nthreads)
+// CHECK-NEXT:    func.call @k4_sqrt(%[[V3]], %output0, %tid, %nthreads, %team)
 // CHECK-NEXT:    func.return
 // CHECK-NOT:     memref.alloc
 
