@@ -82,10 +82,14 @@ class LoweredModel:
 
 
 def lower_model(
-    module: ModuleOp, entry: str = "main", keep_mlir: bool = False
+    module: ModuleOp,
+    entry: str = "main",
+    keep_mlir: bool = False,
+    in_place: bool = False,
 ) -> LoweredModel:
-    """Lower a copy of ``module`` (left as it was) to LLVM IR."""
-    work = module.clone()
+    """Lower a copy of ``module`` (left as it was) to LLVM IR; ``in_place``: lower
+    ``module`` itself (no copy: for a module nobody else holds)."""
+    work = module if in_place else module.clone()
     relay_to_kernels(work, entry)
     plan_memory(work)
     spec = model_spec(work)

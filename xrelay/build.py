@@ -72,7 +72,9 @@ def build(
     from xrelay.lowering.pipeline import lower_model
 
     module = optimize_module(mod, params)
-    lowered = lower_model(module, entry, keep_mlir=keep_mlir)
+    # the optimised module is build's own copy: lowered in place, and let go of
+    lowered = lower_model(module, entry, keep_mlir=keep_mlir, in_place=True)
+    del module
     return Library(lowered.spec, lowered.llvm_ir, lowered.memref_ir, num_threads)
 
 
