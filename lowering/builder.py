@@ -415,13 +415,6 @@ class KernelBuilder:
         :meth:`parallel` nest and no store outside it."""
         return self.parallel_regions == 1 and self.stores_outside_parallel == 0
 
-    def thread_slot(self) -> Index:
-        """The running thread's number (``0`` in a one-thread kernel): the index of
-        its own slice of a per-thread scratch buffer."""
-        if self.thread is None or not self._in_parallel:
-            return 0
-        return self.thread[0]
-
     @contextlib.contextmanager
     def nest(self, shape: Sequence[int]) -> Generator[list[Index], None, None]:
         """Loops over every index of ``shape`` (row-major, outermost first)."""

@@ -200,7 +200,7 @@ class GraphLowering:
         self.kb.finish()
         _insert_deallocs(host)
         parallel = {name: k.parallel for name, k in self.kernels.values()}
-        barriers, resets = _share_out(host, parallel)
+        barriers, resets = _share_out(self.kb, parallel)
         team_only = FunctionType.from_lists([LLVMPointerType()], [])
         if barriers:
             self.externs[BARRIER] = team_only
@@ -666,24 +666,18 @@ def op_work(op: Operation) -> int:
     return out
 
 
-def _share_out(host: func.FuncOp, parallel: dict[str, bool]) -> tuple[bool, bool]:
+def _share_out(kb: KernelBuilder, parallel: dict[str, bool]) -> tuple[bool, bool]:
     """Make the host run by every thread of a team (its first three arguments: the
     thread id, the thread count and the team for :data:`BARRIER`): a kernel that
     several threads may run is called by every thread with ``(tid, nthreads,
     team)``; any other kernel is called by thread 0 alone with ``(0, 1, team)``,
     after resetting the team's chunk counter (:data:`RESET`). A barrier separates a
     kernel from what follows unless both run on thread 0 alone (one thread runs
-    those in order). Whether a barrier and a reset were inserted."""
-    tid, count, team = host.args[:THREAD_ARGS]
-    const: dict[int, SSAValue] = {}
-    entry_block = host.body.block
-
-    def index(value: int) -> SSAValue:
-        if value not in const:
-            op = arith.ConstantOp(IntegerAttr(value, INDEX), INDEX)
-            entry_block.insert_op_before(op, entry_block.first_op)  # type: ignore[arg-type]
-            const[value] = op.result
-        return const[value]
+    those in order; ``kb`` builds the host). Whether a barrier and a reset were
+    inserted."""
+    tid, count, team = kb.args[:THREAD_ARGS]
+    entry_block = kb.entry
+    index = kb.index
 
     barriers = 0
     uses_reset = False

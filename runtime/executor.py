@@ -43,6 +43,20 @@ def aligned_empty(shape: Sequence[int], dtype: np.dtype[Any] | str) -> Array:
     return raw[start : start + count * dt.itemsize].view(dt).reshape(shape)
 
 
+def zero_copy_problem(spec: TensorSpec, value: Any) -> str | None:
+    """Why ``value`` cannot be bound in place as the tensor ``spec`` (a phrase to
+    follow its name), or ``None`` when it can: a C-contiguous, aligned numpy array
+    of the tensor's shape and dtype."""
+    if not isinstance(value, np.ndarray):
+        return ": a numpy array is needed"
+    arr: Array = value  # pyright: ignore[reportUnknownVariableType]
+    if arr.shape != spec.shape or arr.dtype != spec.np_dtype:
+        return f" is {spec.dtype}{list(spec.shape)}, got {arr.dtype}{list(arr.shape)}"
+    if not arr.flags.c_contiguous or not arr.flags.aligned:
+        return ": the array must be C-contiguous and aligned"
+    return None
+
+
 class Executable:
     """A compiled model ready to run: its entry point, interface and weight table.
     Made by the JIT (:class:`xrelay.runtime.library.Library`) or by loading a shared
@@ -158,19 +172,10 @@ class GraphModule:
         self._args[index] = self._inputs[index].ctypes.data  # unbind a zero-copy input
 
     def _check_bindable(self, spec: TensorSpec, value: Any, what: str) -> Array:
-        if not isinstance(value, np.ndarray):
-            raise ExecutorError(f"{what} {spec.name!r}: a numpy array is needed")
-        arr: Array = value  # pyright: ignore[reportUnknownVariableType]
-        if arr.shape != spec.shape or arr.dtype != spec.np_dtype:
-            raise ExecutorError(
-                f"{what} {spec.name!r} is {spec.dtype}{list(spec.shape)}, got "
-                f"{arr.dtype}{list(arr.shape)}"
-            )
-        if not arr.flags.c_contiguous or not arr.flags.aligned:
-            raise ExecutorError(
-                f"{what} {spec.name!r}: the array must be C-contiguous and aligned"
-            )
-        return arr
+        problem = zero_copy_problem(spec, value)
+        if problem is not None:
+            raise ExecutorError(f"{what} {spec.name!r}{problem}")
+        return value
 
     def set_input_zero_copy(self, key: int | str, value: Array) -> None:
         """Let the model read input ``key`` from ``value`` itself (no copy; TVM's

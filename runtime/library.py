@@ -28,9 +28,10 @@ from xrelay.runtime.executor import (
     ExecutorError,
     GraphModule,
     aligned_empty,
+    zero_copy_problem,
 )
 from xrelay.runtime.jit import JITModule, object_code
-from xrelay.runtime.spec import Array, ModelSpec, TensorSpec
+from xrelay.runtime.spec import Array, ModelSpec
 
 WEIGHTS_SYMBOL = "xrelay_weights"
 METADATA_SYMBOL = "xrelay_metadata"
@@ -81,7 +82,7 @@ class _Runnable:
             # every input given: arrays already in the input's layout are read in
             # place, the outputs are written into new arrays that are returned
             for i, a in given.items():
-                if _bindable(a, spec.inputs[i]):
+                if zero_copy_problem(spec.inputs[i], a) is None:
                     module.set_input_zero_copy(i, a)
                 else:
                     module.set_input(i, a)
@@ -98,17 +99,6 @@ class _Runnable:
             module.run()
             outs = [module.get_output(i) for i in range(module.get_num_outputs())]
         return outs[0] if len(outs) == 1 else tuple(outs)
-
-
-def _bindable(value: Any, spec: TensorSpec) -> bool:
-    """Whether ``value`` can be read in place as the input ``spec``."""
-    return (
-        isinstance(value, np.ndarray)
-        and value.shape == spec.shape
-        and value.dtype == spec.np_dtype
-        and bool(value.flags.c_contiguous)
-        and bool(value.flags.aligned)
-    )
 
 
 class Library(_Runnable):

@@ -433,11 +433,12 @@ def prepare(
     entry: str,
     bound: Collection[str] = (),
     threads: int | None = None,
-) -> Callable[[], list[Any]]:
+) -> tuple[Callable[[], list[Any]], int | None]:
     """A function running the model once on ``inputs`` and returning its outputs
-    (flattened); executor setup and input copies happen here, not in each run.
-    ``bound``: parameters ``xrelay.build`` bound as weights (no input for those);
-    ``threads``: the compiled model's thread count (``None``: the default)."""
+    (flattened), and the threads it runs on (``None`` for the interpreter);
+    executor setup and input copies happen here, not in each run. ``bound``:
+    parameters ``xrelay.build`` bound as weights (no input for those); ``threads``:
+    the compiled model's thread count (``None``: the default)."""
     if compiled.executor == "llvm":
         m = compiled.lib.create()
         if threads is not None:
@@ -451,7 +452,7 @@ def prepare(
             m.run()
             return [np.asarray(m.get_output(i)) for i in range(m.get_num_outputs())]
 
-        return run_llvm
+        return run_llvm, m.num_threads
 
     from xrelay.runtime.interpreter import InterpreterError, interpret
 
@@ -461,7 +462,7 @@ def prepare(
         except InterpreterError as e:
             raise RunError(str(e)) from e
 
-    return run_interpreter
+    return run_interpreter, None
 
 
 def summarise(arr: Any, label: str) -> str:
@@ -580,7 +581,9 @@ def run(args: argparse.Namespace) -> int:
 
     latencies: list[float] = []
     outputs: list[Any] = []
-    run_once = prepare(compiled, func, inputs, entry, model.params, args.threads)
+    run_once, threads = prepare(
+        compiled, func, inputs, entry, model.params, args.threads
+    )
     for _ in range(args.repeat):
         start = time.perf_counter()
         outputs = run_once()
@@ -594,12 +597,8 @@ def run(args: argparse.Namespace) -> int:
         else ""
     )
     on = ""
-    if compiled.executor == "llvm":
-        from xrelay.runtime.threads import team_size
-
-        spec = getattr(compiled.lib, "spec", None)
-        count = team_size(args.threads, getattr(spec, "work", 0))
-        on = f" on {count} thread{'s' if count > 1 else ''}"
+    if threads is not None:
+        on = f" on {threads} thread{'s' if threads > 1 else ''}"
     print(
         f"run latency: {median * 1e3:.2f} ms median of {args.repeat} run(s){on}{spread}"
     )

@@ -49,6 +49,8 @@ I64 = ir.IntType(64)
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
 TEAM = ir.LiteralStructType([PTR, I64, I64, I64, I64, I64])
+ARGS, NTHREADS, COUNT, SENSE, GO, NEXT = range(6)
+"""The fields of the team, in order (see the module docstring)."""
 WORKER = ir.LiteralStructType([PTR, I64])
 """A started thread's argument: its team and id."""
 SPINS_BEFORE_YIELD = 4096
@@ -72,6 +74,11 @@ def _alloca(b: ir.IRBuilder, typ: ir.Type, count: ir.Value | None = None) -> ir.
     slot = b.alloca(typ, count)
     slot.type = PTR
     return slot
+
+
+def _reset_next(b: ir.IRBuilder, team: ir.Value) -> None:
+    """Zero the team's chunk counter."""
+    _store_atomic(b, I64(0), _field(b, team, NEXT), "monotonic")
 
 
 def _function(
@@ -137,17 +144,17 @@ def add_barrier(module: ir.Module) -> ir.Function:
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     done = fn.append_basic_block("done")
     sync = fn.append_basic_block("sync")
-    n = b.load(_field(b, team, 1), typ=I64)
+    n = b.load(_field(b, team, NTHREADS), typ=I64)
     alone = fn.append_basic_block("alone")
     b.cbranch(b.icmp_unsigned("<=", n, I64(1)), alone, sync)
 
     b.position_at_end(alone)  # a team of one: only the chunk counter to reset
-    _store_atomic(b, I64(0), _field(b, team, 5), "monotonic")
+    _reset_next(b, team)
     b.branch(done)
 
     b.position_at_end(sync)
-    sense_at = _field(b, team, 3)
-    count_at = _field(b, team, 2)
+    sense_at = _field(b, team, SENSE)
+    count_at = _field(b, team, COUNT)
     sense = b.load_atomic(sense_at, "acquire", 8, typ=I64)
     arrived = b.atomic_rmw("add", count_at, I64(1), "acq_rel")
     last = b.icmp_unsigned("==", arrived, b.sub(n, I64(1)))
@@ -157,7 +164,7 @@ def add_barrier(module: ir.Module) -> ir.Function:
 
     b.position_at_end(release)
     _store_atomic(b, I64(0), count_at, "monotonic")
-    _store_atomic(b, I64(0), _field(b, team, 5), "monotonic")
+    _reset_next(b, team)
     flipped_sense = cast(ir.Value, b.xor(sense, I64(1)))
     _store_atomic(b, flipped_sense, sense_at, "release")
     b.branch(done)
@@ -182,12 +189,12 @@ def add_chunks(module: ir.Module) -> None:
         claim.linkage = "internal"
         b = ir.IRBuilder(claim.append_basic_block("entry"))
         team, chunk = claim.args
-        b.ret(b.atomic_rmw("add", _field(b, team, 5), chunk, "monotonic"))
+        b.ret(b.atomic_rmw("add", _field(b, team, NEXT), chunk, "monotonic"))
     reset = _function(module, RESET, ir.VoidType(), [PTR])
     if reset.is_declaration:
         reset.linkage = "internal"
         b = ir.IRBuilder(reset.append_basic_block("entry"))
-        _store_atomic(b, I64(0), _field(b, reset.args[0], 5), "monotonic")
+        _reset_next(b, reset.args[0])
         b.ret_void()
 
 
@@ -213,7 +220,7 @@ def add_team(module: ir.Module) -> ir.Function:
     tid = b.load(
         b.gep(me, [I32(0), I32(1)], inbounds=True, source_etype=WORKER), typ=I64
     )
-    go_at = _field(b, team, 4)
+    go_at = _field(b, team, GO)
     start = worker.append_basic_block("start")
 
     def ready(bb: ir.IRBuilder) -> ir.Value:
@@ -222,8 +229,8 @@ def add_team(module: ir.Module) -> ir.Function:
 
     _spin_until(module, worker, b, start, ready)
     b.position_at_end(start)
-    args = b.load(_field(b, team, 0), typ=PTR)
-    n = b.load(_field(b, team, 1), typ=I64)
+    args = b.load(_field(b, team, ARGS), typ=PTR)
+    n = b.load(_field(b, team, NTHREADS), typ=I64)
     b.call(run, [args, tid, n, team])
     b.ret(ir.Constant(PTR, None))
 
@@ -275,8 +282,8 @@ def add_team(module: ir.Module) -> ir.Function:
     started.add_incoming(k, head)
     started.add_incoming(k, body)
     team_n = b.add(started, I64(1))
-    b.store(team_n, _field(b, team_ptr, 1))
-    _store_atomic(b, I64(1), _field(b, team_ptr, 4), "release")
+    b.store(team_n, _field(b, team_ptr, NTHREADS))
+    _store_atomic(b, I64(1), _field(b, team_ptr, GO), "release")
     b.call(run, [args, I64(0), team_n, team_ptr])
     join_head = entry.append_basic_block("join.head")
     join_body = entry.append_basic_block("join.body")

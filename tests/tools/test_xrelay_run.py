@@ -238,6 +238,8 @@ def test_llvm_not_available(model: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 class FakeModule:
+    num_threads = 1
+
     def __init__(self, fn: Callable[..., Any], names: list[str]):
         self.fn, self.names, self.values = fn, names, {}
         self.outputs: list[Any] = []
