@@ -31,6 +31,9 @@ from xrelay.frontend.onnx import (
     elementwise as elementwise,
 )
 from xrelay.frontend.onnx import (
+    indexing as indexing,
+)
+from xrelay.frontend.onnx import (
     nn as nn,
 )
 from xrelay.frontend.onnx import (
