@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from xrelay.frontend.relay.expr import Call, TupleWrapper
 from xrelay.frontend.relay.op._make import ExprLike, call, tuple_arg
@@ -42,7 +43,7 @@ def topk(
     """The ``k`` largest (or smallest, ``is_ascend``) elements along ``axis`` and
     their indices: a tuple (values, indices) for ``ret_type="both"``, else the one
     asked for."""
-    if not isinstance(k, int):
+    if not isinstance(cast(object, k), int):
         raise TypeError("k must be a static int; dynamic k is not supported")
     result = call(
         "topk",
