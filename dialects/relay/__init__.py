@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from xdsl.ir import Dialect, Operation
 
+from xrelay.dialects.relay.algorithm import *  # noqa: F403
+from xrelay.dialects.relay.algorithm import ALGORITHM_OPS
 from xrelay.dialects.relay.base import (
     IncompleteTypeError as IncompleteTypeError,
 )
@@ -22,6 +24,8 @@ from xrelay.dialects.relay.base import (
 )
 from xrelay.dialects.relay.elementwise import *  # noqa: F403
 from xrelay.dialects.relay.elementwise import ELEMENTWISE_OPS
+from xrelay.dialects.relay.indexing import *  # noqa: F403
+from xrelay.dialects.relay.indexing import INDEXING_OPS
 from xrelay.dialects.relay.nn import *  # noqa: F403
 from xrelay.dialects.relay.nn import CONTRIB_NN_OPS, NN_OPS
 from xrelay.dialects.relay.normalization import *  # noqa: F403
@@ -67,6 +71,8 @@ ALL_OPS: list[type[RelayOp]] = [
     *NORMALIZATION_OPS,
     *REDUCE_OPS,
     *TRANSFORM_OPS,
+    *INDEXING_OPS,
+    *ALGORITHM_OPS,
 ]
 """Every op of the dialect."""
 

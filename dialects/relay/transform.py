@@ -930,6 +930,14 @@ def _wrap_indices(idx: Array, size: int, mode: str) -> Array:
     return np.mod(idx, size) if size else idx
 
 
+def _clamp_once(idx: Array, size: int) -> Array:
+    """Indices of ``gather``/``gather_nd``: a negative one counts from the end, then
+    each is clamped into ``[0, size - 1]`` (the kernels do the same: no index in the
+    data reads outside the buffer)."""
+    idx = np.asarray(idx).astype(np.int64)
+    return np.clip(np.where(idx < 0, idx + size, idx), 0, max(size - 1, 0))
+
+
 def _axis_index(n: int, pos: int, rank: int) -> Array:
     """``arange(n)`` laid out along dim ``pos`` of a rank-``rank`` index grid."""
     shape = [1] * rank
@@ -1018,7 +1026,8 @@ class TakeOp(RelayOp):
 class GatherOp(RelayOp):
     """``out[i..., j, k...] = data[i..., indices[i..., j, k...], k...]`` along
     ``axis``: ``indices`` has ``data``'s rank and dims except on ``axis``; the result
-    has the shape of ``indices``."""
+    has the shape of ``indices``. A negative index counts from the end; indices
+    still out of range are clamped into the axis (never read outside ``data``)."""
 
     name = "relay.gather"
     data = operand_def(ANY_TENSOR)
@@ -1051,9 +1060,9 @@ class GatherOp(RelayOp):
 
     def compute(self, *args: Any) -> Any:
         x: Array = args[0]
-        return np.take_along_axis(
-            x, args[1].astype(np.int64), axis=get_int(self.axis) % x.ndim
-        )
+        axis = get_int(self.axis) % x.ndim
+        idx = _clamp_once(args[1], x.shape[axis])
+        return np.take_along_axis(x, idx, axis=axis)
 
 
 @irdl_op_definition
@@ -1062,7 +1071,9 @@ class GatherNDOp(RelayOp):
     ``(M, Y...)``): ``out[y..., rest...] = data[b..., indices[0, y...], ...,
     indices[M-1, y...], rest...]`` where the first ``batch_dims`` dims of ``data`` run
     alongside the first ``Y`` dims. The result shape is ``Y + data.shape[M +
-    batch_dims:]``. ``index_rank`` (optional) states ``M``."""
+    batch_dims:]``. ``index_rank`` (optional) states ``M``. A negative index counts
+    from the end; indices still out of range are clamped into their dim (never read
+    outside ``data``)."""
 
     name = "relay.gather_nd"
     data = operand_def(ANY_TENSOR)
@@ -1108,7 +1119,7 @@ class GatherNDOp(RelayOp):
         batch = get_int(self.batch_dims)
         y_rank = idx.ndim - 1
         grid: list[Array] = [_axis_index(x.shape[k], k, y_rank) for k in range(batch)]
-        grid += list(idx)
+        grid += [_clamp_once(col, x.shape[batch + k]) for k, col in enumerate(idx)]
         return x[tuple(grid)]
 
 

@@ -28,13 +28,25 @@ from xrelay.dialects.relay.structural import TupleOp
 
 # the converter modules register themselves in CONVERTERS
 from xrelay.frontend.onnx import (
+    algorithm as algorithm,
+)
+from xrelay.frontend.onnx import (
     elementwise as elementwise,
+)
+from xrelay.frontend.onnx import (
+    indexing as indexing,
+)
+from xrelay.frontend.onnx import (
+    lrn as lrn,
 )
 from xrelay.frontend.onnx import (
     nn as nn,
 )
 from xrelay.frontend.onnx import (
     reduce as reduce,
+)
+from xrelay.frontend.onnx import (
+    remainder as remainder,
 )
 from xrelay.frontend.onnx import (
     resize as resize,

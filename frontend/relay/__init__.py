@@ -37,6 +37,8 @@ from xrelay.frontend.relay.expr import var as var
 from xrelay.frontend.relay.function import Function as Function
 from xrelay.frontend.relay.module import IRModule as IRModule
 from xrelay.frontend.relay.op import nn as nn
+from xrelay.frontend.relay.op.algorithm import *  # noqa: F403
+from xrelay.frontend.relay.op.indexing import *  # noqa: F403
 from xrelay.frontend.relay.op.reduce import *  # noqa: F403
 from xrelay.frontend.relay.op.tensor import *  # noqa: F403
 from xrelay.frontend.relay.op.transform import *  # noqa: F403

@@ -218,9 +218,11 @@ def _wrap(kb: KernelBuilder, v: Index, size: int, mode: str) -> Index:
 
 
 def _wrap_once(kb: KernelBuilder, v: Index, size: int) -> Index:
-    """A negative index counted from the end (numpy indexing)."""
+    """A negative index counted from the end (numpy indexing), then clamped into
+    ``[0, size-1]`` so that no index in the data reads outside the buffer."""
     neg = kb.icmp("slt", v, 0)
-    return kb.select(neg, kb.index(kb.iadd(v, size)), kb.index(v))
+    v = kb.select(neg, kb.index(kb.iadd(v, size)), kb.index(v))
+    return kb.imin(kb.imax(v, 0), max(size - 1, 0))
 
 
 @pointwise(transform.TakeOp)
