@@ -110,11 +110,14 @@ class Library(_Runnable):
         llvm_ir: str,
         memref_ir: str | None = None,
         num_threads: int | None = None,
+        object_code: bytes | None = None,
     ):
         self.llvm_ir = llvm_ir
         """The LLVM IR given to LLVM (weights are not in it)."""
         self.memref_ir = memref_ir
-        self.jit = JITModule(llvm_ir)
+        self.jit = JITModule(llvm_ir, object_code)
+        self.from_cache = object_code is not None
+        """Whether the code came from the compile cache (:mod:`.cache`)."""
         pointers = [w.ctypes.data for w in spec.weights]
         self.executable = Executable(
             spec,
