@@ -29,7 +29,7 @@ import struct
 import sys
 import tempfile
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -198,17 +198,23 @@ def store(key: str, built: CachedBuild) -> Path | None:
     cache folder cannot be written: a build never fails because of its cache."""
     spec = built.spec
     layout, blob_size = _weights_blob(spec)
-    parts: list[bytes | memoryview] = [built.object_code]
-    blob = bytearray(blob_size)
-    for w, (off, n) in zip(spec.weights, layout, strict=True):
-        blob[off : off + n] = np.ascontiguousarray(w).reshape(-1).view(np.uint8).data
-    parts.append(memoryview(blob))
     llvm_ir = built.llvm_ir.encode()
     memref_ir = (built.memref_ir or "").encode()
-    parts += [llvm_ir, memref_ir]
+
+    def payload() -> Iterator[bytes | memoryview]:
+        """The payload in pieces (weights one by one, never copied into one blob)."""
+        yield built.object_code
+        at = 0
+        for w, (off, n) in zip(spec.weights, layout, strict=True):
+            yield bytes(off - at)
+            yield np.ascontiguousarray(w).reshape(-1).view(np.uint8).data
+            at = off + n
+        yield llvm_ir
+        yield memref_ir
+
     digest = hashlib.sha256()
-    for p in parts:
-        digest.update(p)
+    for piece in payload():
+        digest.update(piece)
     header = json.dumps(
         {
             "format": FORMAT,
@@ -226,8 +232,8 @@ def store(key: str, built: CachedBuild) -> Path | None:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{key[:16]}-", dir=folder)
         with os.fdopen(fd, "wb") as f:
             f.write(MAGIC + struct.pack("<Q", len(header)) + header)
-            for p in parts:
-                f.write(p)
+            for piece in payload():
+                f.write(piece)
         path = _entry_path(key)
         os.replace(tmp_name, path)
         tmp_name = None
