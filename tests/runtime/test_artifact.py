@@ -73,7 +73,8 @@ def _assert_refused(path: Path, match: str) -> None:
     assert result.returncode == 3, (result.returncode, result.stdout, result.stderr)
     assert "Traceback" not in result.stderr
     lines = result.stdout.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("LoadError:"), lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("LoadError:"), lines
     assert match in lines[0], lines[0]
 
 
