@@ -9,7 +9,7 @@ one (``kernel IR`` runs inside ``relay->kernels``). ``bench/compile.py`` prints 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import TracebackType
@@ -63,7 +63,7 @@ class StageTimes:
 
 
 @contextmanager
-def stage(name: str) -> Iterator[None]:
+def stage(name: str) -> Generator[None]:
     """Time the block as stage ``name`` in the active :class:`StageTimes`, if any."""
     times = _current.get()
     if times is None:

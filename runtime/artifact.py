@@ -51,7 +51,7 @@ class ArtifactError(ValueError):
     """Why a file is not a loadable xrelay model (one line)."""
 
 
-def header_bytes(weights: bytes | memoryview, metadata: bytes) -> bytes:
+def header_bytes(weights: bytes | bytearray | memoryview, metadata: bytes) -> bytes:
     """The ``xrelay_header`` of an export."""
     digest = hashlib.sha256()
     digest.update(weights)

@@ -290,10 +290,10 @@ def read_entry(path: Path, key: str) -> CachedBuild:
         digest = hashlib.sha256()
         obj = f.read(obj_n)
         digest.update(obj)
-        blob = aligned_empty((blob_n,), np.uint8)
-        if f.readinto(memoryview(blob)) != blob_n:
+        blob = aligned_empty((blob_n,), np.dtype(np.uint8))
+        if f.readinto(blob.data) != blob_n:
             raise CacheEntryError("truncated weights")
-        digest.update(memoryview(blob))
+        digest.update(blob.data)
         ll = f.read(ll_n)
         digest.update(ll)
         mem = f.read(mem_n)

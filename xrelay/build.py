@@ -3,11 +3,9 @@ for the host CPU (Relay's ``relay.build`` for ``target="llvm"``)."""
 
 from __future__ import annotations
 
-import gc
 import sys
 import types
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -43,22 +41,6 @@ def optimize_module(mod: Any, params: Mapping[str, Any] | None = None) -> Module
         raise NotImplementedError("binding params needs xrelay.transforms.pipeline")
     infer_types(work)
     return work
-
-
-@contextmanager
-def _collector_relaxed() -> Iterator[None]:
-    """Python's cyclic garbage collector runs less often while the IR is built and
-    rewritten: the lowering allocates millions of small IR objects, and with the
-    default thresholds the collections re-scan the growing IR again and again
-    (about a third of the lowering's time on ResNet-18). Collections stay on (the
-    rewrites drop IR in reference cycles: turning them off raised ResNet-18's peak
-    heap by 40%)."""
-    old = gc.get_threshold()
-    gc.set_threshold(max(old[0], 50_000), old[1], old[2])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
 
 
 def build(
@@ -107,12 +89,11 @@ def build(
                 return Library(
                     hit.spec, hit.llvm_ir, hit.memref_ir, num_threads, hit.object_code
                 )
-    with _collector_relaxed():
-        with stage("relay passes"):
-            module = optimize_module(mod, params)
-        # the optimised module is build's own copy: lowered in place, and let go of
-        lowered = lower_model(module, entry, keep_mlir=keep_mlir, in_place=True)
-        del module
+    with stage("relay passes"):
+        module = optimize_module(mod, params)
+    # the optimised module is build's own copy: lowered in place, and let go of
+    lowered = lower_model(module, entry, keep_mlir=keep_mlir, in_place=True)
+    del module
     lib = Library(lowered.spec, lowered.llvm_ir, lowered.memref_ir, num_threads)
     if key is not None:
         with stage("cache store"):
