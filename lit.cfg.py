@@ -3,6 +3,7 @@
 import os
 import shutil
 import sys
+import tempfile
 
 import lit.formats
 
@@ -23,6 +24,8 @@ config.environment["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")  
 for var in ("HOME", "TMPDIR", "XDSL_MLIR_OPT"):
     if var in os.environ:
         config.environment[var] = os.environ[var]  # noqa: F821
+# builds made by the tests never touch the user's compile cache
+config.environment["XRELAY_CACHE_DIR"] = tempfile.mkdtemp(prefix="xrelay-lit-cache-")  # noqa: F821
 
 # Round trips: custom -> generic -> custom, checked with FileCheck.
 config.substitutions.append(  # noqa: F821

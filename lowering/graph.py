@@ -71,6 +71,7 @@ from xrelay.lowering.group import (
     lower_group,
 )
 from xrelay.lowering.scalar_types import DType, memory_type, memref_type, tensor_info
+from xrelay.lowering.stages import stage
 
 VIEW_OPS: tuple[type[RelayOp], ...] = (
     transform.ReshapeOp,
@@ -434,7 +435,8 @@ class GraphLowering:
             return found
         kname = f"k{len(self.kernels)}_{group.name}"
         group.name = kname if kname.isidentifier() else f"k{len(self.kernels)}"
-        kernel = lower_group(group)
+        with stage("kernel IR"):
+            kernel = lower_group(group)
         kernel.function.arg_attrs = ArrayAttr(
             [
                 DictionaryAttr(

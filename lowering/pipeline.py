@@ -29,6 +29,7 @@ from xrelay.lowering.llvm import lower_to_llvm
 from xrelay.lowering.llvm.host_abi import weight_globals
 from xrelay.lowering.memory_plan import arena_size, host_function, plan_memory
 from xrelay.lowering.scalar_types import tensor_info
+from xrelay.lowering.stages import stage
 from xrelay.runtime.spec import ModelSpec, TensorSpec
 
 
@@ -90,9 +91,14 @@ def lower_model(
     """Lower a copy of ``module`` (left as it was) to LLVM IR; ``in_place``: lower
     ``module`` itself (no copy: for a module nobody else holds)."""
     work = module if in_place else module.clone()
-    relay_to_kernels(work, entry)
-    plan_memory(work)
-    spec = model_spec(work)
+    with stage("relay->kernels"):
+        relay_to_kernels(work, entry)
+    with stage("memory planning"):
+        plan_memory(work)
+        spec = model_spec(work)
     memref_ir = str(work) if keep_mlir else None
-    lower_to_llvm(work)
-    return LoweredModel(spec, to_llvm_ir(work), memref_ir)
+    with stage("llvm dialect"):
+        lower_to_llvm(work)
+    with stage("LLVM IR text"):
+        llvm_ir = to_llvm_ir(work)
+    return LoweredModel(spec, llvm_ir, memref_ir)

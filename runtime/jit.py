@@ -15,6 +15,8 @@ from typing import Any
 
 import llvmlite.binding as llvm
 
+from xrelay.lowering.stages import stage
+
 _lock = threading.Lock()
 _ready = False
 
@@ -45,6 +47,12 @@ def _features() -> str:
     return features
 
 
+def host_target() -> tuple[str, str]:
+    """The CPU name and features code is generated for."""
+    _init()
+    return llvm.get_host_cpu_name(), _features()
+
+
 def target_machine(pic: bool = False) -> Any:
     """A target machine for the host CPU (name and features), optimising at O3."""
     _init()
@@ -61,10 +69,11 @@ def target_machine(pic: bool = False) -> Any:
 def optimize_ir(llvm_ir: str, tm: Any) -> Any:
     """Parse LLVM IR, verify it and run the O3 pipeline; the llvmlite module."""
     _init()
-    mod = llvm.parse_assembly(llvm_ir)
-    mod.triple = tm.triple
-    mod.data_layout = str(tm.target_data)
-    mod.verify()
+    with stage("llvmlite parse"):
+        mod = llvm.parse_assembly(llvm_ir)
+        mod.triple = tm.triple
+        mod.data_layout = str(tm.target_data)
+        mod.verify()
     pto = llvm.PipelineTuningOptions(speed_level=3)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
@@ -74,7 +83,8 @@ def optimize_ir(llvm_ir: str, tm: Any) -> Any:
     pto.loop_unrolling = False
     pb = llvm.create_pass_builder(tm, pto)
     pm = pb.getModulePassManager()
-    pm.run(mod, pb)
+    with stage("llvmlite optimise"):
+        pm.run(mod, pb)
     return mod
 
 
@@ -85,13 +95,21 @@ class JITModule:
     JIT loads that object (so the same code can be written into a shared library
     without compiling again: :attr:`object_code`)."""
 
-    def __init__(self, llvm_ir: str):
+    def __init__(self, llvm_ir: str, object_code: bytes | None = None):
+        """Compile ``llvm_ir``; or, given its ``object_code`` (from the compile
+        cache), only load that."""
         tm = target_machine(pic=True)
-        self.module = optimize_ir(llvm_ir, tm)
-        self.object_code: bytes = bytes(tm.emit_object(self.module))
-        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-        self.engine.add_object_file(llvm.ObjectFileRef.from_data(self.object_code))
-        self.engine.finalize_object()
+        self.llvm_ir = llvm_ir
+        self.module: Any = None
+        if object_code is None:
+            self.module = optimize_ir(llvm_ir, tm)
+            with stage("llvmlite codegen"):
+                object_code = bytes(tm.emit_object(self.module))
+        self.object_code: bytes = object_code
+        with stage("llvmlite codegen"):
+            self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(self.object_code))
+            self.engine.finalize_object()
 
     def address(self, name: str) -> int:
         addr = self.engine.get_function_address(name)
@@ -100,6 +118,8 @@ class JITModule:
         return int(addr)
 
     def optimized_ir(self) -> str:
+        if self.module is None:  # loaded from object code: optimise again to show it
+            self.module = optimize_ir(self.llvm_ir, target_machine(pic=True))
         return str(self.module)
 
 

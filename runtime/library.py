@@ -23,6 +23,15 @@ from typing import Any
 
 import numpy as np
 
+from xrelay.runtime.artifact import (
+    HEADER_SYMBOL,
+    METADATA_SYMBOL,
+    WEIGHTS_SYMBOL,
+    ArtifactError,
+    check_artifact,
+    header_bytes,
+    interface_global,
+)
 from xrelay.runtime.executor import (
     Executable,
     ExecutorError,
@@ -32,9 +41,6 @@ from xrelay.runtime.executor import (
 )
 from xrelay.runtime.jit import JITModule, object_code
 from xrelay.runtime.spec import Array, ModelSpec
-
-WEIGHTS_SYMBOL = "xrelay_weights"
-METADATA_SYMBOL = "xrelay_metadata"
 
 
 class ExportError(RuntimeError):
@@ -110,11 +116,16 @@ class Library(_Runnable):
         llvm_ir: str,
         memref_ir: str | None = None,
         num_threads: int | None = None,
+        object_code: bytes | None = None,
     ):
         self.llvm_ir = llvm_ir
         """The LLVM IR given to LLVM (weights are not in it)."""
         self.memref_ir = memref_ir
-        self.jit = JITModule(llvm_ir)
+        # the code names the interface it is compiled for (checked when loading an
+        # export: :mod:`xrelay.runtime.artifact`)
+        self.jit = JITModule(llvm_ir + interface_global(spec.to_json()), object_code)
+        self.from_cache = object_code is not None
+        """Whether the code came from the compile cache (:mod:`.cache`)."""
         pointers = [w.ctypes.data for w in spec.weights]
         self.executable = Executable(
             spec,
@@ -160,22 +171,35 @@ def _asm_string(path: Path) -> str:
 def export_shared_library(
     spec: ModelSpec, code: str | bytes, path: Path, cc: str | None = None
 ) -> None:
-    """Link ``code`` (position-independent object code, or LLVM IR compiled to it)
-    with the weights blob and the metadata into the shared library ``path``."""
+    """Link ``code`` (position-independent object code compiled by :class:`Library`,
+    or LLVM IR compiled to it) with the weights blob, the metadata and the header
+    that checks them (:mod:`xrelay.runtime.artifact`) into the shared library
+    ``path``."""
     command = _find_cc(cc)
-    obj = code if isinstance(code, bytes) else object_code(code)
+    metadata = spec.to_json()
+    obj = (
+        code
+        if isinstance(code, bytes)
+        else object_code(code + interface_global(metadata))
+    )
+    layout = spec.weight_layout()
+    blob = bytearray(max((off + n for off, n in layout), default=0))
+    for w, (off, n) in zip(spec.weights, layout, strict=True):
+        blob[off : off + n] = np.ascontiguousarray(w).reshape(-1).view(np.uint8).data
     with tempfile.TemporaryDirectory(prefix="xrelay-export-") as tmp:
         d = Path(tmp)
         (d / "model.o").write_bytes(obj)
-        with open(d / "weights.bin", "wb") as f:
-            for w, (offset, _) in zip(spec.weights, spec.weight_layout(), strict=True):
-                f.write(b"\0" * (offset - f.tell()))
-                f.write(np.ascontiguousarray(w).reshape(-1).view(np.uint8).data)
-        (d / "meta.json").write_text(spec.to_json())
+        (d / "weights.bin").write_bytes(blob)
+        (d / "meta.json").write_bytes(metadata.encode())
+        (d / "header.bin").write_bytes(header_bytes(blob, metadata.encode()))
         (d / "blob.S").write_text(
             "\n".join(
                 [
                     '\t.section .rodata.xrelay,"a"',
+                    "\t.balign 64",
+                    f"\t.globl {HEADER_SYMBOL}",
+                    f"{HEADER_SYMBOL}:",
+                    f"\t.incbin {_asm_string(d / 'header.bin')}",
                     "\t.balign 64",
                     f"\t.globl {WEIGHTS_SYMBOL}",
                     f"{WEIGHTS_SYMBOL}:",
@@ -211,31 +235,49 @@ def export_shared_library(
 
 
 class LoadedLibrary(_Runnable):
-    """A shared library written by :meth:`Library.export_library`."""
+    """A shared library written by :meth:`Library.export_library`.
+
+    The file is read once and checked (:func:`xrelay.runtime.artifact.check_artifact`)
+    before anything of it runs; then a private copy of exactly the checked bytes is
+    loaded (and unlinked at once). A private copy also means that a model exported
+    again to the same path and loaded again runs the new code: the dynamic loader
+    would hand back the library it already mapped for a path it has seen."""
 
     def __init__(self, path: str | os.PathLike[str], num_threads: int | None = None):
         self.path = Path(path).resolve()
         try:
-            self.dll = ctypes.CDLL(str(self.path))
+            data = self.path.read_bytes()
         except OSError as e:
-            raise LoadError(f"{path}: cannot load the shared library: {e}") from None
+            raise LoadError(f"{path}: cannot read: {e.strerror or e}") from None
         try:
-            meta = ctypes.c_char.in_dll(self.dll, METADATA_SYMBOL)
-            base = ctypes.c_char.in_dll(self.dll, WEIGHTS_SYMBOL)
-        except ValueError:
-            raise LoadError(
-                f"{path}: not an xrelay model (no {METADATA_SYMBOL})"
-            ) from None
-        text = ctypes.string_at(ctypes.addressof(meta)).decode()
-        try:
-            spec, layout = ModelSpec.from_json(text)
-        except (ValueError, KeyError) as e:
+            checked = check_artifact(data)
+        except ArtifactError as e:
             raise LoadError(f"{path}: {e}") from None
-        entry = ctypes.cast(getattr(self.dll, spec.entry), ctypes.c_void_p).value
+        self.dll = _load_private_copy(data, path)
+        spec = checked.spec
+        try:
+            base = ctypes.c_char.in_dll(self.dll, WEIGHTS_SYMBOL)
+            entry = ctypes.cast(getattr(self.dll, spec.entry), ctypes.c_void_p).value
+        except (ValueError, AttributeError):
+            raise LoadError(f"{path}: the loaded library lacks its symbols") from None
         assert entry is not None
         weights_base = ctypes.addressof(base)
-        pointers: Sequence[int] = [weights_base + off for off, _ in layout]
+        pointers: Sequence[int] = [weights_base + off for off, _ in checked.layout]
         self.executable = Executable(spec, entry, pointers, [self.dll], num_threads)
+
+
+def _load_private_copy(data: bytes, shown: str | os.PathLike[str]) -> ctypes.CDLL:
+    """``dlopen`` a fresh copy of ``data`` under a unique name; the copy is removed
+    once mapped."""
+    folder = tempfile.mkdtemp(prefix="xrelay-load-")
+    copy = Path(folder) / "model.so"
+    try:
+        copy.write_bytes(data)
+        return ctypes.CDLL(str(copy), mode=ctypes.RTLD_LOCAL)
+    except OSError as e:
+        raise LoadError(f"{shown}: cannot load the shared library: {e}") from None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def load_module(
@@ -248,6 +290,7 @@ def load_module(
 
 __all__ = [
     "Array",
+    "ArtifactError",
     "ExportError",
     "Library",
     "LoadError",

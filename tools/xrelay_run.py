@@ -131,6 +131,12 @@ def build_parser() -> argparse.ArgumentParser:
         "the available cores, one for tiny models)",
     )
     group.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compile even if the compile cache ($XRELAY_CACHE_DIR, else "
+        "~/.cache/xrelay) holds this model, and do not store it",
+    )
+    group.add_argument(
         "--time-passes",
         action="store_true",
         help="print the PassTimingInstrument tree of the compile on stderr",
@@ -382,7 +388,7 @@ def compile_model(model: Model, args: argparse.Namespace, executor: str) -> Comp
             except Exception as e:
                 raise located(e, module) from e
         if executor == "llvm":
-            lib = _build_llvm(model, module, args.entry)
+            lib = _build_llvm(model, module, args.entry, args.no_cache)
         seconds = time.perf_counter() - start
         if args.time_passes:
             timing = PassTimingInstrument.render()
@@ -392,7 +398,9 @@ def compile_model(model: Model, args: argparse.Namespace, executor: str) -> Comp
     return Compiled(module, executor, shown, seconds, lib, timing)
 
 
-def _build_llvm(model: Model, module: ModuleOp, entry: str) -> Any:
+def _build_llvm(
+    model: Model, module: ModuleOp, entry: str, no_cache: bool = False
+) -> Any:
     from xrelay import relay
 
     build = llvm_build()
@@ -403,6 +411,7 @@ def _build_llvm(model: Model, module: ModuleOp, entry: str) -> Any:
             target="llvm",
             params=model.params or None,
             **({} if entry == "main" else {"entry": entry}),
+            **({"cache": False} if no_cache else {}),
         )
     except UserError:
         raise
@@ -574,9 +583,12 @@ def run(args: argparse.Namespace) -> int:
         what = "given to xrelay.build" if compiled.executor == "llvm" else "compiled"
         print(f"IR {what} (large constants elided):")
         print(module_text(compiled.module))
+    cached = (
+        ", from the compile cache" if getattr(compiled.lib, "from_cache", 0) else ""
+    )
     print(
         f"compile: {compiled.seconds * 1e3:.1f} ms (passes: {compiled.pipeline}, "
-        f"opt_level {args.opt_level})"
+        f"opt_level {args.opt_level}{cached})"
     )
 
     latencies: list[float] = []

@@ -51,6 +51,7 @@ def build(
     entry: str = "main",
     keep_mlir: bool = False,
     num_threads: int | None = None,
+    cache: bool = True,
 ) -> Library:
     """Compile ``mod`` (a ``relay.IRModule`` or ``builtin.module``) for the host CPU.
 
@@ -63,6 +64,9 @@ def build(
     ``num_threads`` fixes how many threads run the model (default:
     ``$XRELAY_NUM_THREADS``, else the available cores for all but tiny models:
     :mod:`xrelay.runtime.threads`).
+    ``cache``: look the build up in the compile cache, and store it there
+    (:mod:`xrelay.runtime.cache`; ``$XRELAY_CACHE_DIR``). A build whose PassContext
+    has instruments is never cached.
     """
     from xrelay.runtime.threads import requested_threads
 
@@ -70,12 +74,39 @@ def build(
     if not target.split() or target.split()[0] not in ("llvm", "c"):
         raise ValueError(f"unsupported target {target!r} (xrelay compiles for 'llvm')")
     from xrelay.lowering.pipeline import lower_model
+    from xrelay.lowering.stages import stage
+    from xrelay.pass_manager import PassContext
+    from xrelay.runtime import cache as compile_cache
 
-    module = optimize_module(mod, params)
+    key: str | None = None
+    ctx = PassContext.current()
+    if cache and not ctx.instruments:
+        with stage("cache lookup"):
+            key = compile_cache.build_key(_module_op(mod), params, entry, ctx)
+        with stage("cache load"):
+            hit = compile_cache.load(key, need_memref_ir=keep_mlir)
+            if hit is not None:
+                return Library(
+                    hit.spec, hit.llvm_ir, hit.memref_ir, num_threads, hit.object_code
+                )
+    with stage("relay passes"):
+        module = optimize_module(mod, params)
     # the optimised module is build's own copy: lowered in place, and let go of
     lowered = lower_model(module, entry, keep_mlir=keep_mlir, in_place=True)
     del module
-    return Library(lowered.spec, lowered.llvm_ir, lowered.memref_ir, num_threads)
+    lib = Library(lowered.spec, lowered.llvm_ir, lowered.memref_ir, num_threads)
+    if key is not None:
+        with stage("cache store"):
+            compile_cache.store(
+                key,
+                compile_cache.CachedBuild(
+                    lowered.spec,
+                    lib.jit.object_code,
+                    lowered.llvm_ir,
+                    lowered.memref_ir,
+                ),
+            )
+    return lib
 
 
 class _CallableModule(types.ModuleType):

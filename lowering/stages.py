@@ -1,0 +1,81 @@
+"""Compile-time stages, timed: ``with stage("llvm dialect"): ...`` adds the time
+spent in the block to the :class:`StageTimes` being recorded (``with
+StageTimes() as times: xrelay.build(...)``), and does nothing otherwise.
+
+Times are exclusive: a stage entered inside another is not counted in the outer
+one (``kernel IR`` runs inside ``relay->kernels``). ``bench/compile.py`` prints them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from types import TracebackType
+
+STAGES = (
+    "import",
+    "relay passes",
+    "relay->kernels",
+    "kernel IR",
+    "memory planning",
+    "llvm dialect",
+    "LLVM IR text",
+    "llvmlite parse",
+    "llvmlite optimise",
+    "llvmlite codegen",
+    "cache lookup",
+    "cache load",
+    "cache store",
+)
+"""The stage names, in pipeline order (``cache *``: :mod:`xrelay.runtime.cache`)."""
+
+_current: ContextVar[StageTimes | None] = ContextVar("xrelay_stage_times", default=None)
+
+
+class StageTimes:
+    """Seconds per stage, recorded while the object is the active recorder."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.frames: list[list[float]] = []  # [start, time spent in nested stages]
+        self._token: object = None
+
+    def __enter__(self) -> StageTimes:
+        self._token = _current.set(self)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _current.reset(self._token)  # pyright: ignore[reportArgumentType]
+
+    def add(self, name: str, seconds: float) -> None:
+        self.seconds[name] = self.seconds.get(name, 0.0) + seconds
+
+    @property
+    def total(self) -> float:
+        return sum(self.seconds.values())
+
+
+@contextmanager
+def stage(name: str) -> Generator[None]:
+    """Time the block as stage ``name`` in the active :class:`StageTimes`, if any."""
+    times = _current.get()
+    if times is None:
+        yield
+        return
+    frame = [time.perf_counter(), 0.0]
+    times.frames.append(frame)
+    try:
+        yield
+    finally:
+        times.frames.pop()
+        spent = time.perf_counter() - frame[0]
+        times.add(name, spent - frame[1])
+        if times.frames:
+            times.frames[-1][1] += spent

@@ -1,0 +1,244 @@
+"""Checking an exported model (a shared library written by
+:func:`xrelay.runtime.library.export_shared_library`) before it is loaded.
+
+An export carries, in its read-only section ``.rodata.xrelay``:
+
+* ``xrelay_header``: the magic ``XRELAYSO``, the artifact format version, the sizes
+  of the weights blob and of the metadata, and the SHA-256 of both;
+* ``xrelay_weights``: the weights blob; ``xrelay_metadata``: the interface as JSON;
+
+and, in the model's object code, ``xrelay_interface``: the SHA-256 of the metadata
+the code was compiled for (:func:`interface_global`). The metadata is thus checked
+twice: against the header's checksum (corruption) and against the code (a metadata
+edit whose checksum was recomputed still disagrees with the code).
+
+:func:`check_artifact` reads the file's bytes once and checks, without running any
+of it: the ELF header (64-bit, little-endian, shared object), that every program
+header's segment and every section lies inside the file (a truncated file is refused
+instead of faulting when mapped), the dynamic symbols xrelay needs and where they
+point (the entry point must be a function in an executable segment; data symbols in
+non-executable ones), the header's sizes and checksum, the metadata (format, the
+weights' layout inside the blob) and the interface digest. The loader then maps a
+private copy of exactly those bytes (:mod:`xrelay.runtime.library`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass
+
+from xrelay.runtime.spec import ModelSpec
+
+MAGIC = b"XRELAYSO"
+VERSION = 1
+HEADER_SYMBOL = "xrelay_header"
+WEIGHTS_SYMBOL = "xrelay_weights"
+METADATA_SYMBOL = "xrelay_metadata"
+INTERFACE_SYMBOL = "xrelay_interface"
+_HEADER = struct.Struct("<8sIIQQ32s")
+"""magic, version, reserved, weights size, metadata size, sha256(weights + meta)."""
+
+_PT_LOAD = 1
+_PF_X = 1
+_SHT_NOBITS = 8
+_SHT_DYNSYM = 11
+_STT_FUNC = 2
+_STT_OBJECT = 1
+
+
+class ArtifactError(ValueError):
+    """Why a file is not a loadable xrelay model (one line)."""
+
+
+def header_bytes(weights: bytes | bytearray | memoryview, metadata: bytes) -> bytes:
+    """The ``xrelay_header`` of an export."""
+    digest = hashlib.sha256()
+    digest.update(weights)
+    digest.update(metadata)
+    return _HEADER.pack(MAGIC, VERSION, 0, len(weights), len(metadata), digest.digest())
+
+
+def interface_digest(metadata: str | bytes) -> bytes:
+    data = metadata.encode() if isinstance(metadata, str) else metadata
+    return hashlib.sha256(data).digest()
+
+
+def interface_global(metadata: str) -> str:
+    """LLVM IR defining ``xrelay_interface`` (the metadata's digest), appended to the
+    model's IR so that the code names the interface it was compiled for."""
+    body = "".join(f"\\{b:02X}" for b in interface_digest(metadata))
+    return f'@{INTERFACE_SYMBOL} = dso_local constant [32 x i8] c"{body}", align 8\n'
+
+
+@dataclass
+class _Segment:
+    vaddr: int
+    offset: int
+    filesz: int
+    executable: bool
+
+
+@dataclass
+class _Symbol:
+    value: int
+    size: int
+    kind: int
+
+
+@dataclass
+class CheckedArtifact:
+    """What :func:`check_artifact` found: the spec, the weights' layout, and the
+    file offsets of the weights blob."""
+
+    spec: ModelSpec
+    layout: list[tuple[int, int]]
+    weights_offset: int
+    weights_size: int
+
+
+def _u(fmt: str, data: bytes, offset: int) -> tuple[int, ...]:
+    return struct.unpack_from("<" + fmt, data, offset)
+
+
+def _segments(data: bytes) -> list[_Segment]:
+    size = len(data)
+    (phoff,) = _u("Q", data, 32)
+    phentsize, phnum = _u("HH", data, 54)
+    if phentsize < 56 or phnum == 0 or phoff + phnum * phentsize > size:
+        raise ArtifactError("program headers lie outside the file (truncated?)")
+    out: list[_Segment] = []
+    for i in range(phnum):
+        base = phoff + i * phentsize
+        p_type, p_flags, p_offset, p_vaddr, _, p_filesz, p_memsz = _u(
+            "IIQQQQQ", data, base
+        )
+        if p_type != _PT_LOAD:
+            continue
+        if p_offset + p_filesz > size or p_filesz > p_memsz:
+            raise ArtifactError(
+                f"a loadable segment ends at byte {p_offset + p_filesz}, past the end "
+                f"of the file ({size} bytes): truncated"
+            )
+        out.append(_Segment(p_vaddr, p_offset, p_filesz, bool(p_flags & _PF_X)))
+    if not out:
+        raise ArtifactError("no loadable segment")
+    return out
+
+
+def _dynamic_symbols(data: bytes) -> dict[str, _Symbol]:
+    size = len(data)
+    (shoff,) = _u("Q", data, 40)
+    shentsize, shnum = _u("HH", data, 58)
+    if shentsize < 64 or shnum == 0 or shoff + shnum * shentsize > size:
+        raise ArtifactError("section headers lie outside the file (truncated?)")
+    sections: list[tuple[int, int, int, int, int]] = []
+    for i in range(shnum):
+        base = shoff + i * shentsize
+        _, sh_type, _, _, sh_offset, sh_size, sh_link, _, _, sh_entsize = _u(
+            "IIQQQQIIQQ", data, base
+        )
+        if sh_type != _SHT_NOBITS and sh_offset + sh_size > size:
+            raise ArtifactError("a section lies past the end of the file: truncated")
+        sections.append((sh_type, sh_offset, sh_size, sh_link, sh_entsize))
+    symbols: dict[str, _Symbol] = {}
+    for sh_type, off, sz, link, entsize in sections:
+        if sh_type != _SHT_DYNSYM:
+            continue
+        if entsize < 24 or link >= len(sections):
+            raise ArtifactError("malformed dynamic symbol table")
+        _, str_off, str_size, _, _ = sections[link]
+        for k in range(sz // entsize):
+            st_name, st_info, _, _, st_value, st_size = _u(
+                "IBBHQQ", data, off + k * entsize
+            )
+            if st_name >= str_size:
+                raise ArtifactError("a symbol name lies outside the string table")
+            end = data.find(b"\0", str_off + st_name, str_off + str_size)
+            if end < 0:
+                raise ArtifactError("unterminated symbol name")
+            name = data[str_off + st_name : end].decode("latin-1")
+            symbols[name] = _Symbol(st_value, st_size, st_info & 0xF)
+    return symbols
+
+
+def _file_range(
+    segments: list[_Segment], vaddr: int, size: int, what: str
+) -> tuple[int, bool]:
+    """The file offset of ``size`` bytes at ``vaddr``, and whether they are
+    executable; an error unless they lie inside one segment's file bytes."""
+    for seg in segments:
+        if seg.vaddr <= vaddr and vaddr + size <= seg.vaddr + seg.filesz:
+            return seg.offset + (vaddr - seg.vaddr), seg.executable
+    raise ArtifactError(f"{what} points outside the file's loadable bytes")
+
+
+def check_artifact(data: bytes) -> CheckedArtifact:
+    """Check the bytes of an exported model (see the module docstring);
+    :class:`ArtifactError` says what is wrong."""
+    if len(data) < 64 or data[:4] != b"\x7fELF":
+        raise ArtifactError("not a shared library (no ELF header)")
+    if data[4] != 2 or data[5] != 1:
+        raise ArtifactError("not a 64-bit little-endian shared library")
+    (e_type,) = _u("H", data, 16)
+    if e_type != 3:
+        raise ArtifactError("not a shared library (ELF type is not ET_DYN)")
+    segments = _segments(data)
+    symbols = _dynamic_symbols(data)
+    header_sym = symbols.get(HEADER_SYMBOL)
+    if header_sym is None:
+        if METADATA_SYMBOL in symbols:
+            raise ArtifactError(
+                "an xrelay model of an older format (no checked header): export it again"
+            )
+        raise ArtifactError(f"not an xrelay model (no {HEADER_SYMBOL})")
+    h_off, h_exec = _file_range(segments, header_sym.value, _HEADER.size, HEADER_SYMBOL)
+    magic, version, _, w_size, m_size, digest = _HEADER.unpack_from(data, h_off)
+    if magic != MAGIC or h_exec:
+        raise ArtifactError(f"not an xrelay model (bad {HEADER_SYMBOL})")
+    if version != VERSION:
+        raise ArtifactError(
+            f"artifact format version {version}, this xrelay reads {VERSION}: "
+            "export it again"
+        )
+    places: dict[str, int] = {}
+    for name, size in ((WEIGHTS_SYMBOL, w_size), (METADATA_SYMBOL, m_size)):
+        sym = symbols.get(name)
+        if sym is None:
+            raise ArtifactError(f"not an xrelay model (no {name})")
+        off, executable = _file_range(segments, sym.value, size, name)
+        if executable:
+            raise ArtifactError(f"{name} lies in an executable segment")
+        places[name] = off
+    w_off, m_off = places[WEIGHTS_SYMBOL], places[METADATA_SYMBOL]
+    meta = data[m_off : m_off + m_size]
+    check = hashlib.sha256()
+    check.update(memoryview(data)[w_off : w_off + w_size])
+    check.update(meta)
+    if check.digest() != digest:
+        raise ArtifactError("checksum mismatch: the weights or metadata were changed")
+    try:
+        spec, layout = ModelSpec.from_json(meta.decode())
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
+        raise ArtifactError(f"bad metadata: {e}") from None
+    for off, n in layout:
+        if off < 0 or n < 0 or off + n > w_size:
+            raise ArtifactError(
+                f"metadata: a weight at offset {off} of {n} bytes lies outside the "
+                f"{w_size}-byte weights blob"
+            )
+    iface = symbols.get(INTERFACE_SYMBOL)
+    if iface is None:
+        raise ArtifactError(f"not an xrelay model (no {INTERFACE_SYMBOL})")
+    i_off, _ = _file_range(segments, iface.value, 32, INTERFACE_SYMBOL)
+    if data[i_off : i_off + 32] != interface_digest(meta):
+        raise ArtifactError(
+            "the metadata does not describe the compiled code (edited interface)"
+        )
+    entry = symbols.get(spec.entry)
+    if entry is None or entry.kind != _STT_FUNC or entry.size == 0:
+        raise ArtifactError(f"the entry point {spec.entry!r} is not a function")
+    _, executable = _file_range(segments, entry.value, entry.size, spec.entry)
+    if not executable:
+        raise ArtifactError(f"the entry point {spec.entry!r} is not executable code")
+    return CheckedArtifact(spec, layout, w_off, w_size)

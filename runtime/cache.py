@@ -1,0 +1,325 @@
+"""The compile cache: ``xrelay.build`` of a module built before loads the object
+code, the weights and the interface from disk instead of compiling.
+
+Where: ``$XRELAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/xrelay``, else
+``~/.cache/xrelay``. ``build(..., cache=False)`` and ``xrelay-run --no-cache`` bypass
+it; so does a build whose PassContext has instruments (they would see no pass run).
+
+The key (:func:`build_key`) is a SHA-256 of everything the compiled code depends on:
+the input IR (ops, attributes, types; constants and params by their raw bytes, never
+printed), the entry, the opt level, the required and disabled passes and the pass
+config, the host CPU name and features, the tile-size override, and the versions of
+xrelay (with a digest of its source files), xDSL, llvmlite, LLVM and Python.
+
+One entry is one file ``<key>.xrc``: a magic string, the length of a JSON header,
+the header (format, key, the spec with the weights' layout, the sizes of the parts
+and the SHA-256 of the payload), then the payload: object code, weights blob, LLVM IR
+text and, when kept, the memref-level IR. An entry is read whole and checked (size,
+key, digest, layout) before anything of it is used; a bad one is deleted and the
+model rebuilt. Entries are written to a temporary file in the cache folder and
+renamed into place, so concurrent builds of the same module never see half an entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import sys
+import tempfile
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from xrelay.runtime.executor import aligned_empty
+from xrelay.runtime.spec import ModelSpec
+
+ENV = "XRELAY_CACHE_DIR"
+MAGIC = b"XRELAYC\x01"
+FORMAT = "xrelay-cache-1"
+SUFFIX = ".xrc"
+_HEADER_LIMIT = 1 << 26
+
+
+class CacheEntryError(ValueError):
+    """A cache entry that cannot be used (truncated, corrupt, stale)."""
+
+
+def cache_dir() -> Path:
+    """The cache folder (see the module docstring); not created here."""
+    env = os.environ.get(ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "xrelay"
+
+
+# -- the key ---------------------------------------------------------------------------
+
+
+@cache
+def _toolchain() -> str:
+    """Versions of everything that generates code, and a digest of xrelay's sources
+    (a development checkout changes its code without changing its version)."""
+    import llvmlite
+    import llvmlite.binding as llvm
+    import xdsl
+
+    from xrelay.runtime.jit import host_target
+
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    try:
+        from importlib.metadata import version
+
+        h.update(version("xrelay").encode())
+    except Exception:  # not installed: the source digest alone
+        pass
+    pkg = Path(sys.modules["xrelay"].__file__ or root).resolve().parent
+    for base in sorted({root, pkg.parent}):
+        for sub in ("xrelay", "dialects", "pass_manager", "transforms", "lowering",
+                    "runtime", "frontend"):  # fmt: skip
+            folder = base / sub
+            if not folder.is_dir():
+                continue
+            for f in sorted(folder.rglob("*.py")):
+                h.update(str(f.relative_to(base)).encode())
+                h.update(f.read_bytes())
+    cpu, features = host_target()
+    return "\n".join(
+        [
+            FORMAT,
+            h.hexdigest(),
+            f"xdsl {xdsl.__version__}",
+            f"llvmlite {llvmlite.__version__}",
+            f"llvm {'.'.join(map(str, llvm.llvm_version_info))}",
+            f"python {sys.version_info[:3]}",
+            f"cpu {cpu} {features}",
+        ]
+    )
+
+
+def _update_attr(h: Any, attr: Attribute) -> None:
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        h.update(b"dense ")
+        h.update(str(attr.get_type()).encode())
+        raw = attr.data.data
+        h.update(struct.pack("<Q", len(raw)))
+        h.update(raw)
+    else:
+        h.update(str(attr).encode())
+
+
+def _update_op(h: Any, op: Operation, ids: dict[SSAValue, int]) -> None:
+    h.update(op.name.encode())
+    h.update(b"(")
+    for v in op.operands:
+        h.update(str(ids.get(v, -1)).encode() + b",")
+    h.update(b")")
+    for table in (op.properties, op.attributes):
+        h.update(b"{")
+        for name in sorted(table):
+            h.update(name.encode() + b"=")
+            _update_attr(h, table[name])
+            h.update(b";")
+        h.update(b"}")
+    for r in op.results:
+        ids[r] = len(ids)
+        h.update(str(r.type).encode() + b",")
+    for region in op.regions:
+        h.update(b"[")
+        for block in region.blocks:
+            h.update(b"^")
+            for a in block.args:
+                ids[a] = len(ids)
+                h.update(str(a.type).encode() + b",")
+            for inner in block.ops:
+                _update_op(h, inner, ids)
+        h.update(b"]")
+
+
+def build_key(
+    module: ModuleOp,
+    params: Mapping[str, Any] | None,
+    entry: str,
+    ctx: Any,
+) -> str:
+    """The cache key of building ``module`` with ``params`` in the PassContext ``ctx``."""
+    h = hashlib.sha256()
+    h.update(_toolchain().encode())
+    h.update(f"\nentry {entry}\nopt {ctx.opt_level}\n".encode())
+    h.update(f"required {sorted(ctx.required_pass)}\n".encode())
+    h.update(f"disabled {sorted(ctx.disabled_pass)}\n".encode())
+    for k in sorted(ctx.config):
+        h.update(f"config {k}={ctx.config[k]!r}\n".encode())
+    h.update(f"tile {os.environ.get('XRELAY_TILE_ROWS', '').strip()}\n".encode())
+    for name in sorted(params or {}):
+        arr = np.ascontiguousarray(np.asarray((params or {})[name]))
+        h.update(f"param {name} {arr.dtype.str} {arr.shape}\n".encode())
+        h.update(arr.reshape(-1).view(np.uint8).data)
+    _update_op(h, module, {})
+    return h.hexdigest()
+
+
+# -- entries ----------------------------------------------------------------------------
+
+
+@dataclass
+class CachedBuild:
+    """What a build produces, as stored in an entry."""
+
+    spec: ModelSpec
+    object_code: bytes
+    llvm_ir: str
+    memref_ir: str | None = None
+
+
+def _entry_path(key: str) -> Path:
+    return cache_dir() / f"{key}{SUFFIX}"
+
+
+def _weights_blob(spec: ModelSpec) -> tuple[list[tuple[int, int]], int]:
+    layout = spec.weight_layout()
+    end = max((off + n for off, n in layout), default=0)
+    return layout, end
+
+
+def store(key: str, built: CachedBuild) -> Path | None:
+    """Write the entry of ``key`` (atomically); ``None`` (and a warning) when the
+    cache folder cannot be written: a build never fails because of its cache."""
+    spec = built.spec
+    layout, blob_size = _weights_blob(spec)
+    llvm_ir = built.llvm_ir.encode()
+    memref_ir = (built.memref_ir or "").encode()
+
+    def payload() -> Iterator[bytes | memoryview]:
+        """The payload in pieces (weights one by one, never copied into one blob)."""
+        yield built.object_code
+        at = 0
+        for w, (off, n) in zip(spec.weights, layout, strict=True):
+            yield bytes(off - at)
+            yield np.ascontiguousarray(w).reshape(-1).view(np.uint8).data
+            at = off + n
+        yield llvm_ir
+        yield memref_ir
+
+    digest = hashlib.sha256()
+    for piece in payload():
+        digest.update(piece)
+    header = json.dumps(
+        {
+            "format": FORMAT,
+            "key": key,
+            "spec": json.loads(spec.to_json()),
+            "sizes": [len(built.object_code), blob_size, len(llvm_ir), len(memref_ir)],
+            "has_memref_ir": built.memref_ir is not None,
+            "sha256": digest.hexdigest(),
+        }
+    ).encode()
+    folder = cache_dir()
+    tmp_name: str | None = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{key[:16]}-", dir=folder)
+        with os.fdopen(fd, "wb") as f:
+            f.write(MAGIC + struct.pack("<Q", len(header)) + header)
+            for piece in payload():
+                f.write(piece)
+        path = _entry_path(key)
+        os.replace(tmp_name, path)
+        tmp_name = None
+        return path
+    except OSError as e:
+        warnings.warn(
+            f"xrelay: cannot write the compile cache in {folder}: {e.strerror or e}",
+            stacklevel=3,
+        )
+        return None
+    finally:
+        if tmp_name is not None:
+            try:
+                os.unlink(tmp_name)
+            except OSError:
+                pass
+
+
+def read_entry(path: Path, key: str) -> CachedBuild:
+    """Read and check one entry; :class:`CacheEntryError` says what is wrong."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        head = f.read(len(MAGIC) + 8)
+        if len(head) != len(MAGIC) + 8 or head[: len(MAGIC)] != MAGIC:
+            raise CacheEntryError("not an xrelay cache entry (bad magic)")
+        (hlen,) = struct.unpack("<Q", head[len(MAGIC) :])
+        if hlen > min(_HEADER_LIMIT, size):
+            raise CacheEntryError("header length past the end of the file")
+        try:
+            header = json.loads(f.read(hlen))
+            if header.get("format") != FORMAT:
+                raise CacheEntryError(f"stale entry format {header.get('format')!r}")
+            if header.get("key") != key:
+                raise CacheEntryError("entry of another key")
+            sizes = [int(n) for n in header["sizes"]]
+            spec, layout = ModelSpec.from_json(json.dumps(header["spec"]))
+            digest_expected = str(header["sha256"])
+            has_memref = bool(header["has_memref_ir"])
+        except CacheEntryError:
+            raise
+        except (ValueError, KeyError, TypeError) as e:
+            raise CacheEntryError(f"bad header: {e}") from None
+        if len(sizes) != 4 or min(sizes) < 0:
+            raise CacheEntryError("bad part sizes")
+        if len(MAGIC) + 8 + hlen + sum(sizes) != size:
+            raise CacheEntryError(
+                f"size {size} does not match its header "
+                f"({len(MAGIC) + 8 + hlen + sum(sizes)}): truncated or extended"
+            )
+        obj_n, blob_n, ll_n, mem_n = sizes
+        for off, n in layout:
+            if off < 0 or n < 0 or off + n > blob_n:
+                raise CacheEntryError("a weight lies outside the weights blob")
+        digest = hashlib.sha256()
+        obj = f.read(obj_n)
+        digest.update(obj)
+        blob = aligned_empty((blob_n,), np.dtype(np.uint8))
+        if f.readinto(blob.data) != blob_n:
+            raise CacheEntryError("truncated weights")
+        digest.update(blob.data)
+        ll = f.read(ll_n)
+        digest.update(ll)
+        mem = f.read(mem_n)
+        digest.update(mem)
+        if digest.hexdigest() != digest_expected:
+            raise CacheEntryError("checksum mismatch: corrupt entry")
+    # the weights as byte views of one aligned blob: the same layout (offsets and
+    # sizes) as the built model's, which is all the executor and export need
+    spec.weights = [blob[off : off + n] for off, n in layout]
+    return CachedBuild(spec, obj, ll.decode(), mem.decode() if has_memref else None)
+
+
+def load(key: str, need_memref_ir: bool = False) -> CachedBuild | None:
+    """The entry of ``key``, checked; ``None`` when there is none, or when it is
+    bad (then it is deleted, so that the rebuild replaces it)."""
+    path = _entry_path(key)
+    try:
+        built = read_entry(path, key)
+    except FileNotFoundError:
+        return None
+    except (OSError, CacheEntryError, UnicodeDecodeError):
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        return None
+    if need_memref_ir and built.memref_ir is None:
+        return None
+    return built

@@ -1,0 +1,202 @@
+"""Exported models are checked before they are loaded (runtime/artifact.py):
+truncated files and edited metadata are refused with a one-line LoadError, in a
+subprocess that must end cleanly (no signal, no traceback); a model exported again
+to the same path runs its new code."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay import relay
+from xrelay.pass_manager import PassContext
+from xrelay.runtime import artifact, load_module
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("cc") is None, reason="exporting needs a C compiler driver (cc)"
+)
+
+X = np.arange(12, dtype="float32").reshape(1, 12) / 7
+
+
+def _lib(scale: float) -> Any:
+    x = relay.var("x", shape=(1, 12), dtype="float32")
+    w = relay.const(np.full((12,), scale, "float32"))
+    mod = relay.IRModule.from_expr(relay.nn.relu(relay.multiply(x, w)))
+    with PassContext(opt_level=3):
+        return xrelay.build(mod, cache=False)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("artifact") / "model.so"
+    _lib(2.0).export_library(path)
+    return path
+
+
+LOADER = """
+import sys
+import numpy as np
+from xrelay.runtime import load_module
+from xrelay.runtime.library import LoadError
+try:
+    lib = load_module(sys.argv[1])
+except LoadError as e:
+    print("LoadError:", e)
+    sys.exit(3)
+print("ran", float(lib(np.ones((1, 12), "float32")).sum()))
+"""
+
+
+def _load_in_subprocess(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", LOADER, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _assert_refused(path: Path, match: str) -> None:
+    result = _load_in_subprocess(path)
+    assert result.returncode == 3, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("LoadError:"), lines
+    assert match in lines[0], lines[0]
+
+
+def test_a_good_export_loads_and_runs(exported: Path):
+    result = _load_in_subprocess(exported)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"ran {2.0 * 12:.1f}"
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.25, 0.5, 0.75, 0.99])
+def test_truncated_exports_are_refused(exported: Path, tmp_path: Path, fraction: float):
+    data = exported.read_bytes()
+    cut = tmp_path / "cut.so"
+    cut.write_bytes(data[: int(len(data) * fraction)])
+    _assert_refused(cut, str(cut))
+
+
+def _meta_region(data: bytes) -> tuple[int, int, int]:
+    """File offsets of the header and the metadata, and the metadata's size."""
+    symbols = artifact._dynamic_symbols(data)  # pyright: ignore[reportPrivateUsage]
+    segments = artifact._segments(data)  # pyright: ignore[reportPrivateUsage]
+
+    def where(name: str, size: int) -> int:
+        return artifact._file_range(segments, symbols[name].value, size, name)[0]  # pyright: ignore[reportPrivateUsage]
+
+    h = where(artifact.HEADER_SYMBOL, 64)
+    *_, w_size, m_size, _ = struct_header().unpack_from(data, h)
+    del w_size
+    return h, where(artifact.METADATA_SYMBOL, m_size), m_size
+
+
+def struct_header() -> Any:
+    return artifact._HEADER  # pyright: ignore[reportPrivateUsage]
+
+
+def _edit_metadata(
+    src: Path, dest: Path, edit: Callable[[dict[str, Any]], None], fix_checksum: bool
+) -> None:
+    """Rewrite the metadata JSON in place (compact, padded to its length); with
+    ``fix_checksum`` the header's checksum is recomputed too, as a forger would."""
+    data = bytearray(src.read_bytes())
+    h, m, m_size = _meta_region(bytes(data))
+    meta = json.loads(bytes(data[m : m + m_size]))
+    edit(meta)
+    text = json.dumps(meta, separators=(",", ":")).encode()
+    assert len(text) <= m_size
+    data[m : m + m_size] = text + b" " * (m_size - len(text))
+    if fix_checksum:
+        hdr = struct_header()
+        magic, version, res, w_size, _, _ = hdr.unpack_from(data, h)
+        w = artifact._file_range(  # pyright: ignore[reportPrivateUsage]
+            artifact._segments(bytes(data)),  # pyright: ignore[reportPrivateUsage]
+            artifact._dynamic_symbols(bytes(data))[artifact.WEIGHTS_SYMBOL].value,  # pyright: ignore[reportPrivateUsage]
+            w_size,
+            "w",
+        )[0]
+        digest = hashlib.sha256(bytes(data[w : w + w_size] + data[m : m + m_size]))
+        data[h : h + hdr.size] = hdr.pack(
+            magic, version, res, w_size, m_size, digest.digest()
+        )
+    dest.write_bytes(bytes(data))
+
+
+def _shrink_arena(meta: dict[str, Any]) -> None:
+    meta["arena_size"] = 0
+
+
+def _entry_at_data(meta: dict[str, Any]) -> None:
+    meta["entry"] = artifact.WEIGHTS_SYMBOL
+
+
+def _weights_past_end(meta: dict[str, Any]) -> None:
+    meta["weights"][0]["offset"] = 1 << 40
+
+
+def _no_inputs(meta: dict[str, Any]) -> None:
+    meta["inputs"] = []
+
+
+EDITS = [_shrink_arena, _entry_at_data, _weights_past_end, _no_inputs]
+
+
+@pytest.mark.parametrize("edit", EDITS, ids=lambda f: f.__name__)
+def test_edited_metadata_is_refused(exported: Path, tmp_path: Path, edit: Any):
+    bad = tmp_path / "edited.so"
+    _edit_metadata(exported, bad, edit, fix_checksum=False)
+    _assert_refused(bad, "checksum mismatch")
+
+
+@pytest.mark.parametrize("edit", EDITS, ids=lambda f: f.__name__)
+def test_edited_metadata_with_a_forged_checksum_is_refused(
+    exported: Path, tmp_path: Path, edit: Any
+):
+    bad = tmp_path / "forged.so"
+    _edit_metadata(exported, bad, edit, fix_checksum=True)
+    expected = {
+        _weights_past_end: "outside the",
+    }.get(edit, "does not describe the compiled code")
+    _assert_refused(bad, expected)
+
+
+def test_flipped_weight_byte_is_refused(exported: Path, tmp_path: Path):
+    data = bytearray(exported.read_bytes())
+    h, _, _ = _meta_region(bytes(data))
+    w = artifact._file_range(  # pyright: ignore[reportPrivateUsage]
+        artifact._segments(bytes(data)),  # pyright: ignore[reportPrivateUsage]
+        artifact._dynamic_symbols(bytes(data))[artifact.WEIGHTS_SYMBOL].value,  # pyright: ignore[reportPrivateUsage]
+        1,
+        "w",
+    )[0]
+    del h
+    data[w] ^= 0x40
+    bad = tmp_path / "weights.so"
+    bad.write_bytes(bytes(data))
+    _assert_refused(bad, "checksum mismatch")
+
+
+def test_re_export_to_the_same_path_runs_the_new_model(tmp_path: Path):
+    path = tmp_path / "same.so"
+    _lib(2.0).export_library(path)
+    first = load_module(path)
+    _lib(3.0).export_library(path)
+    second = load_module(path)
+    np.testing.assert_allclose(first(X), 2.0 * X, rtol=1e-6)
+    np.testing.assert_allclose(second(X), 3.0 * X, rtol=1e-6)
