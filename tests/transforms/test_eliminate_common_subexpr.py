@@ -124,7 +124,7 @@ def test_seed_example_after_fold_constant():
     names = op_names(after)
     assert names.count("relay.add") == 3
     assert "relay.multiply" not in names
-    main = after["main"]
+    main = after.func_op("main")
     last_add = main.body.block.last_op.prev_op  # type: ignore[union-attr]
     assert last_add.operands[0] is last_add.operands[1]  # type: ignore[union-attr]
     args = (
