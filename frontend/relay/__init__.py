@@ -43,6 +43,11 @@ from xrelay.frontend.relay.op.reduce import *  # noqa: F403
 from xrelay.frontend.relay.op.tensor import *  # noqa: F403
 from xrelay.frontend.relay.op.transform import *  # noqa: F403
 from xrelay.frontend.relay.scope_builder import ScopeBuilder as ScopeBuilder
+from xrelay.frontend.relay.text_parser import RelayTextError as RelayTextError
+from xrelay.frontend.relay.text_parser import fromtext as fromtext
+from xrelay.frontend.relay.text_parser import parse as parse
+from xrelay.frontend.relay.text_parser import parse_expr as parse_expr
+from xrelay.frontend.relay.text_printer import to_relay_text as to_relay_text
 from xrelay.frontend.relay.ty import Any as Any
 from xrelay.frontend.relay.ty import FuncType as FuncType
 from xrelay.frontend.relay.ty import TensorType as TensorType

@@ -231,8 +231,18 @@ class IRModule:
 
     # -- text, copies, checks -----------------------------------------------------------
 
-    def astext(self, show_meta_data: bool = True) -> str:
-        """The module as text; ``show_meta_data=False`` elides large constants."""
+    def astext(self, show_meta_data: bool = True, fmt: str = "mlir") -> str:
+        """The module as text: MLIR (the default: xrelay's own IR, exact and read
+        back by ``xrelay-opt``) or, with ``fmt="relay"``, Relay's text format
+        (``#[version = "0.0.5"]``, read back by ``relay.parse``).
+        ``show_meta_data=False`` elides large constants (MLIR) or leaves out the
+        ``#[metadata]`` section (Relay)."""
+        if fmt == "relay":
+            from xrelay.frontend.relay.text_printer import to_relay_text
+
+            return to_relay_text(self.module, show_meta_data)
+        if fmt != "mlir":
+            raise ValueError(f"astext: fmt is 'mlir' or 'relay', not {fmt!r}")
         if show_meta_data:
             return _print(self.module)
         with elide_constants():

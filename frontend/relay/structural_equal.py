@@ -405,14 +405,14 @@ def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:
 
 
 def _text(x: Any) -> str:
+    """The program in Relay's text format (MLIR where that has no Relay form)."""
     from xrelay.dialects.relay.printing import elide_constants
+    from xrelay.frontend.relay.text_printer import TextPrintError, to_relay_text
 
     ir, _ = _as_ir(x)
     try:
-        from xrelay.frontend.relay.text_printer import module_to_text
-
-        return module_to_text(ir)
-    except Exception:
+        return to_relay_text(ir, show_meta_data=False)
+    except TextPrintError:
         with elide_constants():
             return str(ir)
 
