@@ -187,7 +187,7 @@ class Lifter:
     def make(self, op: Operation) -> Expr:
         if isinstance(op, ConstantOp):
             return Constant(op.numpy())
-        args = [self.memo[o] for o in op.operands]
+        args = [self.value(o) for o in op.operands]
         if isinstance(op, TupleOp):
             return Tuple(args)
         if isinstance(op, TupleGetItemOp):
