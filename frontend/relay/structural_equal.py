@@ -16,7 +16,8 @@ the two programs are compared as graphs, from each function's result back:
   at its default equals one written out), equal result types, equal operands
   (recursively) and regions. An unranked (incomplete) type equals any tensor type of
   its element type, as an unset type in Relay.
-* **Constants** compare by dtype, shape and value (NaN equals NaN).
+* **Constants** compare by dtype, shape and value (NaN equals NaN); they are leaves,
+  outside the sharing rule (two equal constants equal one shared constant).
 * **Calls**: a call of a ``relay.primitive`` or private function compares the callee
   functions (they are Relay's local functions, whose names are not part of the
   program); a call of a public function compares names.
@@ -181,6 +182,15 @@ class StructuralComparer:
         self.rl[b] = a
 
     def values_equal(self, a: SSAValue, b: SSAValue) -> None:
+        oa, ob = a.owner, b.owner
+        if isinstance(oa, ConstantOp) and isinstance(ob, ConstantOp):
+            # constants are leaves compared by value: whether two equal constants
+            # are one op (xrelay's CSE merges them) or two does not matter
+            if not _array_equal(oa.value, ob.value):
+                raise self.fail(
+                    f"different constants: {_op_line(oa)}  vs  {_op_line(ob)}"
+                )
+            return
         mapped = self.lr.get(a)
         if mapped is not None:
             if mapped is not b:
