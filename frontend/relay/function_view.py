@@ -110,12 +110,13 @@ class FunctionView(Function):
             raise AttributeError(name)
         return getattr(self.func_op, name)
 
-    def astext(self, show_meta_data: bool = True) -> str:
+    def astext(self, show_meta_data: bool = True, fmt: str = "mlir") -> str:
+        """This function (and the functions it calls) as a module's text."""
         from xrelay.frontend.relay.module import IRModule
 
         mod = IRModule()
         mod["main"] = self
-        return mod.astext(show_meta_data=show_meta_data)
+        return mod.astext(show_meta_data=show_meta_data, fmt=fmt)
 
     def _short(self) -> str:
         return f"FunctionView(@{self.func_op.sym_name.data})"

@@ -163,3 +163,12 @@ def test_import_forms():
     from xrelay.relay import transform as t2
 
     assert t2 is transform
+
+
+def test_every_registered_pass_has_a_tvm_style_test_module():
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "passes"
+    text = "\n".join(p.read_text() for p in folder.glob("test_tvm_*.py"))
+    missing = [e.name for e in all_entries() if e.name not in text]
+    assert not missing, f"passes without a TVM-style test in {folder}: {missing}"
