@@ -18,6 +18,8 @@ from __future__ import annotations
 from xrelay.frontend.relay import analysis as analysis
 from xrelay.frontend.relay import op as op
 from xrelay.frontend.relay import transform as transform
+from xrelay.frontend.relay.build_module import build as build
+from xrelay.frontend.relay.build_module import optimize as optimize
 from xrelay.frontend.relay.emitter import BuildError as BuildError
 from xrelay.frontend.relay.executor import Executor as Executor
 from xrelay.frontend.relay.executor import create_executor as create_executor

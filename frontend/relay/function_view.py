@@ -6,7 +6,9 @@
 lifted from the IR on first use (:mod:`xrelay.frontend.relay.lift`). ``func_op`` is
 the ``func.func`` itself; other attributes (``walk``, ``function_type``,
 ``sym_name``, ...) are the ``func.func``'s. Note that ``.body`` is Relay's body (an
-expression); the region is ``view.func_op.body``.
+expression); the region is ``view.func_op.body`` (``.body.block`` and
+``.body.blocks`` still give the region's, for code written against the
+``func.func``).
 
 Putting a view in a module (``mod2["main"] = view``) copies its ``func.func``
 exactly; ``with_attr`` gives a view of a copy with the attribute set.
@@ -54,7 +56,13 @@ class FunctionView(Function):
 
     @property
     def body(self) -> Expr:  # pyright: ignore[reportIncompatibleVariableOverride]
-        return self._lift()[1]
+        body = self._lift()[1]
+        # code written against the func.func reads ``f.body.block`` / ``.blocks``:
+        # the lifted body answers those with the region's (use ``f.func_op.body``)
+        region = self.func_op.body
+        body.__dict__["block"] = region.block
+        body.__dict__["blocks"] = region.blocks
+        return body
 
     @property
     def ret_type(self) -> TypeLike:  # pyright: ignore[reportIncompatibleVariableOverride]

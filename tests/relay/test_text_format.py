@@ -252,3 +252,47 @@ def test_errors_name_the_place():
         relay.parse("def @main(%x: float32) { nn.relu(%x, %x) }")
     with pytest.raises(relay.RelayTextError, match="@nope is not defined"):
         relay.parse("def @main(%x: float32) { @nope(%x) }")
+
+
+def _tvm_ndarray_b64(array: np.ndarray) -> str:
+    """An array in TVM's NDArray save format (what its #[metadata] holds)."""
+    import base64
+    import struct
+
+    codes = {"i": 0, "u": 1, "f": 2}
+    head = struct.pack("<QQiii", 0xDD5E40F096B4A13F, 0, 1, 0, array.ndim)
+    head += struct.pack("<BBH", codes[array.dtype.kind], array.dtype.itemsize * 8, 1)
+    head += struct.pack(f"<{array.ndim}q", *array.shape)
+    data = array.astype(array.dtype.newbyteorder("<")).tobytes()
+    return base64.b64encode(head + struct.pack("<q", len(data)) + data).decode()
+
+
+def test_reads_tvm_metadata_sections():
+    import json
+
+    first = np.arange(6, dtype="float32").reshape(2, 3)
+    second = np.array([7, 8, 9], "int64")
+    meta = {
+        "root": 1,
+        "nodes": [
+            {"type_key": ""},
+            {"type_key": "Map", "keys": ["relay.Constant"], "data": [2]},
+            {"type_key": "Array", "data": [3, 4]},
+            {"type_key": "relay.Constant", "attrs": {"data": "0", "span": "0"}},
+            {"type_key": "relay.Constant", "attrs": {"data": "1", "span": "0"}},
+        ],
+        "b64ndarrays": [_tvm_ndarray_b64(first), _tvm_ndarray_b64(second)],
+        "attrs": {"tvm_version": "0.18.0"},
+    }
+    text = (
+        '#[version = "0.0.5"]\n'
+        "def @main(%x: Tensor[(2, 3), float32]) {\n"
+        "  %0 = add(%x, meta[relay.Constant][0] /* ty=Tensor[(2, 3), float32] */);\n"
+        "  (%0, meta[relay.Constant][1])\n"
+        "}\n"
+        "#[metadata]\n" + json.dumps(meta)
+    )
+    mod = relay.parse(text)
+    out = relay.create_executor(mod=mod).evaluate()(np.ones((2, 3), "float32"))
+    np.testing.assert_array_equal(out[0].numpy(), first + 1)
+    np.testing.assert_array_equal(out[1].numpy(), second)

@@ -172,3 +172,17 @@ def test_every_registered_pass_has_a_tvm_style_test_module():
     text = "\n".join(p.read_text() for p in folder.glob("test_tvm_*.py"))
     missing = [e.name for e in all_entries() if e.name not in text]
     assert not missing, f"passes without a TVM-style test in {folder}: {missing}"
+
+
+def test_relay_optimize_returns_mod_and_params():
+    x = relay.var("x", shape=(2,))
+    w = relay.var("w", shape=(2,))
+    mod = relay.IRModule.from_expr(relay.Function([x, w], relay.exp(relay.add(x, w))))
+    with transform.PassContext(opt_level=3):
+        opt, params = relay.optimize(mod, "llvm", {"w": np.ones(2, "float32")})
+    assert params == {}
+    assert [p.name_hint for p in opt["main"].params] == ["x"]
+    out = relay.create_executor(mod=opt).evaluate()(np.zeros(2, "float32"))
+    np.testing.assert_allclose(out.numpy(), np.exp(np.ones(2)), rtol=1e-6)
+    with pytest.raises(ValueError, match="unsupported target"):
+        relay.optimize(mod, "cuda")
