@@ -10,7 +10,7 @@ import lit.formats
 config.name = "xrelay"  # noqa: F821
 config.test_format = lit.formats.ShTest()  # noqa: F821
 config.pipefail = True  # noqa: F821
-config.suffixes = [".mlir", ".test"]  # noqa: F821
+config.suffixes = [".mlir", ".test", ".relay"]  # noqa: F821
 # the suite's root is this folder (so `lit path/to/test.mlir` works); only
 # tests/filecheck holds tests, everything else is excluded from discovery
 config.excludes = [  # noqa: F821

@@ -92,6 +92,16 @@ class XRelayOptMain(xDSLOptMain):
     def register_all_targets(self) -> None:
         # xrelay's LLVM IR (the thread team around the host) under the usual name
         self.available_targets["llvm"] = universe.llvm_target
+
+        def relay_text_target(module: ModuleOp, output: IO[str]) -> None:
+            from xrelay.frontend.relay.text_printer import TextPrintError, to_relay_text
+
+            try:
+                output.write(to_relay_text(module))
+            except TextPrintError as e:
+                raise UserError(f"-t relay: {e}") from e
+
+        self.available_targets["relay"] = relay_text_target
         super().register_all_targets()
 
     def register_all_frontends(self) -> None:
@@ -109,6 +119,17 @@ class XRelayOptMain(xDSLOptMain):
             return module
 
         self.available_frontends["onnx"] = parse_onnx
+
+        def parse_relay_text(io: IO[bytes]) -> ModuleOp:
+            from xrelay.frontend.relay.text_parser import RelayTextError, parse
+
+            try:
+                text = io.read().decode("utf-8", errors="replace")
+                return parse(text, self.get_input_name()).module
+            except RelayTextError as e:
+                raise UserError(e.message, e.location) from e
+
+        self.available_frontends["relay"] = parse_relay_text
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0

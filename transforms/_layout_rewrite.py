@@ -49,6 +49,7 @@ from xrelay.dialects.relay.layout_rules import (
     ndim_primal,
     same_primal_axes,
 )
+from xrelay.dialects.relay.op_attrs import INFER_CORRECT_LAYOUT, get_op_attr
 from xrelay.dialects.relay.transform import ExpandDimsOp, LayoutTransformOp
 
 Hook = Callable[[RelayOp, Sequence[Attribute]], RelayOp | None]
@@ -200,7 +201,13 @@ class LayoutRewriter:
     ) -> InferredLayouts | None:
         """The op's rule, checked for one layout per operand and per result and for
         layouts of the operands' ranks."""
-        inferred = op.infer_correct_layout(new, old, types)
+        user = get_op_attr(op.name, INFER_CORRECT_LAYOUT)
+        if user is not None:  # a registered FInferCorrectLayout replaces the op's rule
+            from xrelay.frontend.relay.op.hooks import run_infer_hook
+
+            inferred = run_infer_hook(user, op, new, old, types)
+        else:
+            inferred = op.infer_correct_layout(new, old, types)
         if inferred is None or len(inferred.inputs) != len(types):
             return None
         if len(inferred.outputs) != len(op.results):

@@ -765,6 +765,117 @@ class SimplifyClip(RelayRewrite):
 PatternFactory = Callable[[], RewritePattern]
 
 
+def _scalar(value: SSAValue) -> float | None:
+    """The value of a one-element constant, or None."""
+    array = constant_of(value)
+    if array is None or array.size != 1:
+        return None
+    return float(array.reshape(-1)[0])
+
+
+def _terms(value: SSAValue) -> list[tuple[str, tuple[SSAValue, ...], float]]:
+    """The readings of ``value`` as ``coef * x * x`` (``("sq", (x,), coef)``) or
+    ``coef * x * y`` (``("xy", (x, y), coef)``), multiplications taken both ways."""
+    op = defining(value)
+    if not isinstance(op, MultiplyOp):
+        return []
+    out: list[tuple[str, tuple[SSAValue, ...], float]] = []
+    p, q = op.lhs, op.rhs
+    if p is q:
+        out.append(("sq", (p,), 1.0))
+    for s, t in ((p, q), (q, p)):
+        inner = defining(t)
+        coef = _scalar(s)
+        if coef is not None and isinstance(inner, MultiplyOp):  # c * (u * w)
+            u, w = inner.lhs, inner.rhs
+            out.append(("sq", (u,), coef) if u is w else ("xy", (u, w), coef))
+        if coef is None and isinstance(inner, MultiplyOp):  # s * (c * w)
+            for c, w in ((inner.lhs, inner.rhs), (inner.rhs, inner.lhs)):
+                k = _scalar(c)
+                if k is not None and _scalar(w) is None:
+                    out.append(("sq", (s,), k) if s is w else ("xy", (s, w), k))
+    if p is not q and _scalar(p) is None and _scalar(q) is None:
+        out.append(("xy", (p, q), 1.0))
+    return out
+
+
+class SimplifyBinomial(RelayRewrite):
+    """``a*x*x + b*x*y + c*y*y`` (the three terms in any order and grouping of two
+    adds, constant scalars ``a, b, c`` defaulting to 1) → ``a * ((x + y*p) *
+    (x + y*q))`` with ``p, q`` the roots of ``a*t*t - b*t + c`` (Relay's
+    SimplifyBinomial; the identities ``y*1``, ``1*z`` then go, so ``x*x + 2*x*y +
+    y*y`` becomes ``(x + y) * (x + y)`` with the sum shared). Not applied when the
+    roots are not real, or not integers for an integer dtype."""
+
+    def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
+        if not isinstance(op, AddOp):
+            return None
+        elem = elem_type(op.results[0])
+        if elem is None or _kind(elem) not in ("f", "i"):
+            return None
+        for inner_v, third in _commuted(op):
+            inner = defining(inner_v)
+            if not isinstance(inner, AddOp):
+                continue
+            found = self.match([inner.lhs, inner.rhs, third])
+            if found is not None:
+                return self.build(found, elem, edit)
+        return None
+
+    @staticmethod
+    def match(
+        values: list[SSAValue],
+    ) -> tuple[SSAValue, SSAValue, float, float, float] | None:
+        readings = [_terms(v) for v in values]
+        for i in range(3):
+            for j in range(3):
+                k = 3 - i - j
+                if len({i, j, k}) != 3:
+                    continue
+                for kind_x, xs, a in readings[i]:
+                    for kind_y, ys, c in readings[j]:
+                        if kind_x != "sq" or kind_y != "sq" or xs[0] is ys[0]:
+                            continue
+                        x, y = xs[0], ys[0]
+                        for kind_b, bs, b in readings[k]:
+                            if kind_b == "xy" and {id(bs[0]), id(bs[1])} == {
+                                id(x),
+                                id(y),
+                            }:
+                                return x, y, a, b, c
+        return None
+
+    @staticmethod
+    def build(
+        found: tuple[SSAValue, SSAValue, float, float, float],
+        elem: Attribute,
+        edit: Edit,
+    ) -> SSAValue | None:
+        x, y, a, b, c = found
+        if c == 1 and a > 1:
+            x, y, a, c = y, x, c, a
+        disc = b * b - 4 * a * c
+        if disc < 0 or a == 0:
+            return None
+        same = disc < 1e-4
+        root = math.sqrt(disc)
+        p = (b + root) / (2 * a)
+        q = p if same else (b - root) / (2 * a)
+        npd = numpy_dtype(elem)
+        if _kind(elem) == "i" and not all(float(v).is_integer() for v in (a, p, q)):
+            return None
+
+        def factor(t: float) -> SSAValue:
+            return edit.op(
+                AddOp, [x, edit.op(MultiplyOp, [y, edit.const(np.asarray(t, npd))])]
+            )
+
+        first = factor(p)
+        second = first if same else factor(q)
+        product = edit.op(MultiplyOp, [first, second])
+        return edit.op(MultiplyOp, [edit.const(np.asarray(a, npd)), product])
+
+
 def simplify_expr_patterns() -> list[RewritePattern]:
     """SimplifyExpr's rewrites, in Relay's order."""
     factories: list[PatternFactory] = [
@@ -783,6 +894,7 @@ def simplify_expr_patterns() -> list[RewritePattern]:
         SimplifyAdjacentMultiplyOrAdd,
         SimplifyClipAndConsecutiveCast,
         SimplifyClip,
+        SimplifyBinomial,
     ]
     return [f() for f in factories]
 

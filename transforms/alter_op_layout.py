@@ -17,8 +17,12 @@ layouts meet (on a weight constant, FoldConstant then folds the transform away);
 function's results go back to their original layouts (see
 :mod:`xrelay.transforms._layout_rewrite`).
 
-``target`` is a pass option (``alter-op-layout{target="llvm"}``); Relay reads it from
-the current ``Target`` instead.
+``target`` is a pass option (``alter-op-layout{target="llvm"}``); when it is not
+given, the pass reads the current ``xrelay.target.Target`` (``with
+Target("llvm -mcpu=...")``), as Relay does, else uses ``llvm``.
+
+A hook registered for an op (``relay.op.register_alter_op_layout``, or
+``TempOpAttr(op, "FTVMAlterOpLayout", fn)``) replaces the op class's own.
 """
 
 from __future__ import annotations
@@ -30,7 +34,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 
 from xrelay.dialects.relay.base import RelayOp
+from xrelay.dialects.relay.op_attrs import ALTER_OP_LAYOUT, get_op_attr
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.target import current_target_text
 from xrelay.transforms._layout_rewrite import LayoutRewriter
 
 
@@ -39,21 +45,26 @@ def alter_op_layout(func: FuncOp, target: str = "llvm") -> bool:
     changed."""
 
     def hook(op: RelayOp, types: Sequence[Attribute]) -> RelayOp | None:
+        user = get_op_attr(op.name, ALTER_OP_LAYOUT)
+        if user is not None:
+            from xrelay.frontend.relay.op.hooks import run_alter_hook
+
+            return run_alter_hook(user, op, types)
         return op.alter_layout(target, types)
 
     return LayoutRewriter(hook).rewrite(func)
 
 
-@register_pass("AlterOpLayout", options=[("target", str, "llvm")])
+@register_pass("AlterOpLayout", options=[("target", str, "")])
 class AlterOpLayout(FunctionPass):
     """Replace ops by the target's preferred layouts (CPU: blocked ``NCHW{c}c``
     convolutions, packed dense weights) and insert the layout transforms between
     (Relay's AlterOpLayout: function pass, opt_level 3, requires InferType)."""
 
-    def __init__(self, target: str = "llvm"):
+    def __init__(self, target: str = ""):
         self.target = target
         super().__init__(self._run, PassInfo(3, "AlterOpLayout", ["InferType"]))
 
     def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        alter_op_layout(func, self.target)
+        alter_op_layout(func, self.target or current_target_text("llvm"))
         return func

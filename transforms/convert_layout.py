@@ -33,6 +33,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xrelay.dialects.relay import OPS_BY_NAME
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.layout import Layout
+from xrelay.dialects.relay.op_attrs import CONVERT_OP_LAYOUT, get_op_attr
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
 from xrelay.transforms._layout_rewrite import LayoutRewriter
 
@@ -85,6 +86,9 @@ def check_desired_layouts(
         if cls is None:
             raise ConvertLayoutError(f"desired layouts name an unknown op '{name}'")
         roles = cls.DESIRED_LAYOUTS
+        if get_op_attr(full, CONVERT_OP_LAYOUT) is not None:
+            out[cls] = [str(x) for x in layouts]  # a registered hook takes them as is
+            continue
         if not roles:
             raise ConvertLayoutError(
                 f"{full} has no layout conversion; ops that convert: "
@@ -120,7 +124,14 @@ def convert_layout(func: FuncOp, desired: DesiredLayouts | str) -> bool:
 
     def hook(op: RelayOp, types: Sequence[Attribute]) -> RelayOp | None:
         layouts = table.get(type(op))
-        return None if layouts is None else op.convert_layout(layouts, types)
+        if layouts is None:
+            return None
+        user = get_op_attr(op.name, CONVERT_OP_LAYOUT)
+        if user is not None:
+            from xrelay.frontend.relay.op.hooks import run_convert_hook
+
+            return run_convert_hook(user, op, types, layouts)
+        return op.convert_layout(layouts, types)
 
     return LayoutRewriter(hook).rewrite(func)
 

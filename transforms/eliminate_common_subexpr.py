@@ -17,8 +17,12 @@ region.
 
 Never merged (Relay's rules): ops without operands other than constants
 (``relay.zeros``), ops with ``STATEFUL = True``, ops with regions, terminators,
-non-relay ops (``func.call``), and ops for which ``fskip(op)`` returns True. The
+non-relay ops (``func.call``), and ops for which ``fskip(expr)`` returns True. The
 regions of region ops other than ``relay.if`` (fused kernels) are left alone.
+
+``fskip`` receives the op as Relay shows it (TVM's callback contract): a
+``relay.Call`` with ``.op.name`` (``"nn.dropout"``), ``.args`` (relay expressions)
+and ``.attrs``, or a ``relay.Constant`` (see :mod:`xrelay.frontend.relay.lift`).
 """
 
 from __future__ import annotations
@@ -34,8 +38,8 @@ from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.structural import ConstantOp, IfOp, YieldOp
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
 
-SkipFn = Callable[[Operation], bool]
-"""``fskip(op) -> bool``: True keeps ``op`` out of the elimination."""
+SkipFn = Callable[[Any], bool]
+"""``fskip(expr) -> bool`` on the op as a relay expression: True keeps it out."""
 
 
 def op_key(op: RelayOp) -> Hashable:
@@ -61,21 +65,32 @@ def op_key(op: RelayOp) -> Hashable:
     )
 
 
-def _mergeable(op: Operation, fskip: SkipFn | None) -> bool:
+def _mergeable(op: Operation) -> bool:
     if not isinstance(op, RelayOp) or op.regions or isinstance(op, YieldOp):
         return False
     if op.STATEFUL:
         return False
-    if not op.operands and not isinstance(op, ConstantOp):
-        return False
-    return not (fskip is not None and fskip(op))
+    return bool(op.operands) or isinstance(op, ConstantOp)
 
 
 class _Eliminator:
-    def __init__(self, fskip: SkipFn | None):
+    def __init__(self, fskip: SkipFn | None, func: FuncOp):
         self.fskip = fskip
+        self.func = func
+        self.lifter: Any = None
         self.scopes: list[dict[Hashable, Operation]] = []
         self.changed = False
+
+    def skipped(self, op: Operation) -> bool:
+        """``fskip`` on the op as a relay expression (lifted on first use)."""
+        if self.fskip is None:
+            return False
+        if self.lifter is None:
+            from xrelay.frontend.relay.lift import Lifter
+
+            self.lifter = Lifter()
+            self.lifter.params(self.func.body.block)
+        return bool(self.fskip(self.lifter.op_expr(op)))
 
     def lookup(self, key: Hashable) -> Operation | None:
         for scope in reversed(self.scopes):
@@ -98,7 +113,7 @@ class _Eliminator:
                 for block in region.blocks:
                     self.run_block(block)
             return
-        if not _mergeable(op, self.fskip):
+        if not _mergeable(op) or self.skipped(op):
             return
         assert isinstance(op, RelayOp)
         try:
@@ -119,7 +134,7 @@ class _Eliminator:
 def eliminate_common_subexpr(func: FuncOp, fskip: SkipFn | None = None) -> bool:
     """Merge the common subexpressions of one function in place; True if any op
     was merged."""
-    eliminator = _Eliminator(fskip)
+    eliminator = _Eliminator(fskip, func)
     for block in func.body.blocks:
         eliminator.run_block(block)
     return eliminator.changed
@@ -129,7 +144,7 @@ def eliminate_common_subexpr(func: FuncOp, fskip: SkipFn | None = None) -> bool:
 class EliminateCommonSubexpr(FunctionPass):
     """Merge relay ops with the same name, operands and attributes, and equal
     constants (Relay's EliminateCommonSubexpr: function pass, opt_level 3, requires
-    InferType). ``fskip(op)`` returning True keeps ``op`` out."""
+    InferType). ``fskip(expr)`` (a ``relay.Call``) returning True keeps the op out."""
 
     def __init__(self, fskip: SkipFn | None = None) -> None:
         self.fskip = fskip

@@ -102,7 +102,8 @@ def materialize(value: Value, ty: Attribute, before: Operation) -> SSAValue:
             arr = arr.astype(npd, copy=False)
     elif isinstance(ty, UnrankedTensorType):
         arr = arr.astype(dtypes.numpy_dtype(ty.element_type), copy=False)
-    const = ConstantOp(np.ascontiguousarray(arr))
+    # (np.ascontiguousarray would turn a 0-d value into shape [1], changing its type)
+    const = ConstantOp(arr if arr.flags.c_contiguous else arr.copy(order="C"))
     Rewriter.insert_op(const, InsertPoint.before(before))
     return const.result
 

@@ -17,8 +17,10 @@ Relay's rules on ``func.func`` / ``func.call``:
   longer referenced are deleted. Entry functions (``main``, and any function nobody
   called to begin with) and recursive functions stay.
 
-Relay's special case for BYOC callees (``Compiler``/``Extern``: inlined as a function
-value) does not arise: xrelay has no external codegen attributes.
+Functions handed to an external compiler (a ``Compiler`` attribute, or a non-zero
+``Extern``) stay calls: Relay splices them in as a called *function value*, keeping
+the external function whole; xrelay has no function values, so the call of the
+outlined function is the same program.
 """
 
 from __future__ import annotations
@@ -154,6 +156,18 @@ def referenced_symbols(module: ModuleOp) -> set[str]:
     return names
 
 
+def is_external(func: FuncOp) -> bool:
+    """A function for an external codegen (BYOC): ``Compiler`` or non-zero
+    ``Extern``."""
+    if "Compiler" in func.attributes:
+        return True
+    extern = func.attributes.get("Extern")
+    if extern is None:
+        return False
+    value = getattr(getattr(extern, "value", None), "data", None)
+    return value != 0 if isinstance(value, int | float) else True
+
+
 def inline_module(module: ModuleOp) -> bool:
     """Inline every inlinable call of ``module`` in place and delete the inlined
     functions left unreferenced; True if anything changed."""
@@ -179,6 +193,7 @@ def inline_module(module: ModuleOp) -> bool:
             func is not None
             and bool(func.body.blocks)
             and INLINE in func.attributes
+            and not is_external(func)
             and name not in recursive
             and not calls_any(func)
         )

@@ -18,7 +18,9 @@ The rewrites (see :mod:`xrelay.transforms._simplify_patterns`, in Relay's order)
 * ``(x + c1) * c2`` → ``x * c2 + c1 * c2``; ``(x * c1) * c2`` and ``(x + c1) + c2`` merge
   their constants (folded right away);
 * ``clip → cast → … → cast`` chains whose casts keep the clipped values drop the
-  casts; a clip covering its dtype's range is dropped, ``clip(clip(x))`` merges.
+  casts; a clip covering its dtype's range is dropped, ``clip(clip(x))`` merges;
+* ``a*x*x + b*x*y + c*y*y`` → ``a * (x + p*y) * (x + q*y)`` (Relay's
+  SimplifyBinomial), so ``x*x + 2*x*y + y*y`` → ``(x + y) * (x + y)``.
 """
 
 from __future__ import annotations

@@ -393,7 +393,11 @@ class L2NormalizeOp(RelayOp):
             return None
         if any(not old.axes[a].is_primal for a in axes):
             return None
-        moved = letters_axes(new, [old.axes[a].letter for a in axes])
+        # in the order ``axis`` lists them (Relay's order), the inner part of a split
+        # axis right after its outer part
+        moved: list[int] = []
+        for a in axes:
+            moved += letters_axes(new, [old.axes[a].letter])
         return InferredLayouts((new,), (new,), {"axis": moved})
 
 

@@ -179,14 +179,15 @@ class AxisReduceOp(RelayOp):
         new = new_layouts[0]
         if not reduced or any(not a.is_primal for a in old.axes):
             return keep
-        if not self.may_adapt(reduced):
+        if not self.may_adapt(dims, old, new):
             return None
         in_new, out_new, axes = _reduce_layout(new, dims, exclude, self.keep())
         return InferredLayouts((in_new,) * n_in, (out_new,), {"axis": axes})
 
-    def may_adapt(self, reduced: Sequence[int]) -> bool:
-        """Whether the op may follow a new layout (index reductions over several axes
-        depend on the axes' order)."""
+    def may_adapt(self, dims: set[str], old: Layout, new: Layout) -> bool:
+        """Whether the op may reduce the primal axes ``dims`` in layout ``new``
+        instead of ``old`` (index reductions depend on the order of the reduced
+        axes)."""
         return True
 
 
@@ -331,10 +332,18 @@ class ArgReduceOp(ReduceOp):
         """The index of the extreme element along the last axis."""
         raise NotImplementedError
 
-    def may_adapt(self, reduced: Sequence[int]) -> bool:
-        """Only over one axis: the index over several axes is a row-major position,
-        which depends on the axes' order."""
-        return len(reduced) == 1
+    def may_adapt(self, dims: set[str], old: Layout, new: Layout) -> bool:
+        """The index over several axes is a row-major position: the op follows a new
+        layout when the reduced axes keep their relative order in it (NHWC ->
+        NCHW over ``H, W``), and a split axis (``C`` of ``NCHW8c``, whose parts give
+        ``C * 8 + c``, the original index) only when it is the one reduced axis.
+        Relay's ``ReduceInferCorrectLayout`` applies to argmax/argmin too."""
+        reduced = [a for a in new.axes if a.primal_letter in dims]
+        split = any(not a.is_primal for a in reduced)
+        if split:
+            return len(dims) == 1
+        old_order = [a.primal_letter for a in old.axes if a.primal_letter in dims]
+        return [a.primal_letter for a in reduced] == old_order
 
     def reduce(self, x: Array, axes: tuple[int, ...]) -> Array:
         kept_shape = reduced_shape(x.shape, axes, keepdims=False)

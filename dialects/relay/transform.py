@@ -854,7 +854,10 @@ class StridedSliceOp(_UnaryTransformOp):
         old_types: Sequence[Attribute],
     ) -> InferredLayouts | None:
         """Relay's ``StridedSliceInferCorrectLayout``: the sliced axes follow their
-        letters into the producer's new layout (with explicit ``axes``); an axis split
+        letters into the producer's new layout (an op with ``axes``, or going to a
+        blocked layout, keeps or takes that form; one without going to a permuted
+        layout gets full-rank ``begin``/``end``/``strides`` in the new axis order, as
+        Relay writes them); an axis split
         by ``f`` there can be sliced only with stride 1 and bounds that are multiples
         of ``f`` (divided by ``f``), else the data goes back to its original layout.
         A blocked original layout is not changed."""
@@ -899,6 +902,23 @@ class StridedSliceOp(_UnaryTransformOp):
             begin.append(start // factor)
             end.append(length // factor if size_mode else (start + length) // factor)
             strides.append(1)
+        if self.axes is None and all(a.is_primal for a in new.axes):
+            # Relay's form for a permutation: full-rank bounds in the new order
+            sliced = dict(zip(axes, zip(begin, end, strides, strict=True), strict=True))
+            full_b: list[int] = []
+            full_e: list[int] = []
+            full_s: list[int] = []
+            for k, ax in enumerate(new.axes):
+                if k in sliced:
+                    b, e, st = sliced[k]
+                else:  # a whole axis: 0 to its extent
+                    b, e, st = 0, shape[old.index_of(ax.letter)], 1
+                full_b.append(b)
+                full_e.append(e)
+                full_s.append(st)
+            return InferredLayouts(
+                (new,), (new,), {"begin": full_b, "end": full_e, "strides": full_s}
+            )
         attrs: dict[str, object] = {
             "begin": begin,
             "end": end,

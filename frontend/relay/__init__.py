@@ -17,6 +17,9 @@ from __future__ import annotations
 
 from xrelay.frontend.relay import analysis as analysis
 from xrelay.frontend.relay import op as op
+from xrelay.frontend.relay import transform as transform
+from xrelay.frontend.relay.build_module import build as build
+from xrelay.frontend.relay.build_module import optimize as optimize
 from xrelay.frontend.relay.emitter import BuildError as BuildError
 from xrelay.frontend.relay.executor import Executor as Executor
 from xrelay.frontend.relay.executor import create_executor as create_executor
@@ -35,6 +38,7 @@ from xrelay.frontend.relay.expr import Var as Var
 from xrelay.frontend.relay.expr import const as const
 from xrelay.frontend.relay.expr import var as var
 from xrelay.frontend.relay.function import Function as Function
+from xrelay.frontend.relay.function_view import FunctionView as FunctionView
 from xrelay.frontend.relay.module import IRModule as IRModule
 from xrelay.frontend.relay.op import nn as nn
 from xrelay.frontend.relay.op.algorithm import *  # noqa: F403
@@ -42,6 +46,12 @@ from xrelay.frontend.relay.op.indexing import *  # noqa: F403
 from xrelay.frontend.relay.op.reduce import *  # noqa: F403
 from xrelay.frontend.relay.op.tensor import *  # noqa: F403
 from xrelay.frontend.relay.op.transform import *  # noqa: F403
+from xrelay.frontend.relay.scope_builder import ScopeBuilder as ScopeBuilder
+from xrelay.frontend.relay.text_parser import RelayTextError as RelayTextError
+from xrelay.frontend.relay.text_parser import fromtext as fromtext
+from xrelay.frontend.relay.text_parser import parse as parse
+from xrelay.frontend.relay.text_parser import parse_expr as parse_expr
+from xrelay.frontend.relay.text_printer import to_relay_text as to_relay_text
 from xrelay.frontend.relay.ty import Any as Any
 from xrelay.frontend.relay.ty import FuncType as FuncType
 from xrelay.frontend.relay.ty import TensorType as TensorType

@@ -7,6 +7,8 @@ them, each once (so ``IRModule.from_expr(add(y, x))`` has parameters ``y, x``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xrelay.frontend.relay.expr import (
     Call,
     Expr,
@@ -83,3 +85,44 @@ def bound_vars(expr: Expr | TupleWrapper) -> list[Var]:
 def all_vars(expr: Expr | TupleWrapper) -> list[Var]:
     """Every variable in ``expr``."""
     return _walk(expr)[0]
+
+
+def post_order_visit(
+    expr: Expr | TupleWrapper, fvisit: Callable[[Expr], object]
+) -> None:
+    """Call ``fvisit`` on every sub-expression of ``expr`` after its children, each
+    node once (TVM's ``post_order_visit``; a Function's parameters are visited
+    before its body)."""
+    seen: set[Expr] = set()
+    stack: list[tuple[Expr, bool]] = [(to_expr(expr), False)]
+    while stack:
+        node, ready = stack.pop()
+        if ready:
+            fvisit(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        kids = children(node)
+        if isinstance(node, Function):
+            kids = [*node.params, *kids]
+        elif isinstance(node, Let):
+            kids = [node.var, *kids]
+        stack.extend((k, False) for k in reversed(kids) if k not in seen)
+
+
+def free_type_vars(expr: object, mod: object = None) -> list[object]:
+    """Type variables free in ``expr``: always empty, as xrelay has no type
+    polymorphism (every type is concrete or incomplete)."""
+    return []
+
+
+def bound_type_vars(expr: object, mod: object = None) -> list[object]:
+    """Type variables bound in ``expr``: always empty (no type polymorphism)."""
+    return []
+
+
+def all_type_vars(expr: object, mod: object = None) -> list[object]:
+    """Every type variable in ``expr``: always empty (no type polymorphism)."""
+    return []

@@ -28,6 +28,7 @@ from typing import Any, Protocol, TypeAlias, cast
 import numpy as np
 from xdsl.dialects.builtin import (
     FunctionType,
+    StringAttr,
     TensorType,
     TupleType,
     UnitAttr,
@@ -451,8 +452,13 @@ class _Emitter:
                 "use IRModule.from_expr"
             )
         name = self.ctx.reserve_name(f"{self.name}_fn")
-        sub = _Emitter(self.ctx, self.lifted, name)
-        func = sub.function(fn, name)
+        func_op = getattr(fn, "func_op", None)
+        if isinstance(func_op, FuncOp):  # a view of an existing function: copied
+            func = func_op.clone()
+            func.sym_name = StringAttr(name)
+        else:
+            sub = _Emitter(self.ctx, self.lifted, name)
+            func = sub.function(fn, name)
         self.lifted.funcs.append(func)
         self.lifted.names[fn] = (name, func.function_type)
         return name, func.function_type

@@ -59,7 +59,7 @@ class Executor:
         return run
 
     def _callable(self, mod: IRModule, entry: str) -> Callable[..., Any]:
-        func = mod[entry]
+        func = mod.func_op(entry)
         names = [arg.name_hint for arg in func.body.block.args]
         params = self.params
 

@@ -1,6 +1,8 @@
 """``IRModule``: a ``builtin.module`` of ``func.func`` functions, with TVM's API.
 
-``mod.module`` is the xDSL ``ModuleOp``; ``mod["main"]`` is a ``func.func`` op.
+``mod.module`` is the xDSL ``ModuleOp``; ``mod["main"]`` is a
+:class:`~xrelay.frontend.relay.function_view.FunctionView`: the ``func.func`` seen as
+a ``relay.Function`` (``.params``, ``.body``, ``.ret_type``; ``.func_op`` is the op).
 Functions are named by :class:`GlobalVar` (equal when the names are equal).
 """
 
@@ -11,7 +13,7 @@ from io import StringIO
 from typing import Any, cast
 
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
-from xdsl.dialects.func import FuncOp
+from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
 
@@ -20,6 +22,7 @@ from xrelay.frontend.relay.analysis import free_vars
 from xrelay.frontend.relay.emitter import emit_function
 from xrelay.frontend.relay.expr import Expr, GlobalVar, TupleWrapper, to_expr
 from xrelay.frontend.relay.function import Function
+from xrelay.frontend.relay.function_view import FunctionView
 from xrelay.frontend.relay.ty import to_ir
 
 FunctionLike = Function | FuncOp
@@ -89,7 +92,12 @@ class IRModule:
         gv._type = func.function_type  # pyright: ignore[reportPrivateUsage]
         return gv
 
-    def __getitem__(self, key: str | GlobalVar) -> FuncOp:
+    def __getitem__(self, key: str | GlobalVar) -> FunctionView:
+        """The function as a ``relay.Function`` view (``.func_op`` is the op)."""
+        return FunctionView(self.func_op(key))
+
+    def func_op(self, key: str | GlobalVar) -> FuncOp:
+        """The ``func.func`` of function ``key``."""
         func = self._find(self._name(key))
         if func is None:
             raise KeyError(
@@ -107,9 +115,9 @@ class IRModule:
         return [f.sym_name.data for f in self._funcs()]
 
     @property
-    def functions(self) -> dict[GlobalVar, FuncOp]:
-        """The functions by GlobalVar, in module order."""
-        return {self._gvar(f): f for f in self._funcs()}
+    def functions(self) -> dict[GlobalVar, FunctionView]:
+        """The functions by GlobalVar, in module order (as Function views)."""
+        return {self._gvar(f): FunctionView(f) for f in self._funcs()}
 
     def get_global_var(self, name: str) -> GlobalVar:
         """The GlobalVar of function ``name`` (typed: it can be called)."""
@@ -127,6 +135,10 @@ class IRModule:
         """Add or replace function ``key``; a relay Function is emitted now (its
         GlobalVar calls resolve against this module)."""
         name = self._name(key)
+        lifted: list[FuncOp] = []
+        if isinstance(value, FunctionView):
+            value = value.func_op
+            lifted = self._missing_callees(value, name)
         if isinstance(value, Function):
             pre = _declared_type(value)
             if pre is not None:  # lets a function with a declared type call itself
@@ -138,7 +150,6 @@ class IRModule:
         elif isinstance(cast(object, value), FuncOp):
             func = value.clone() if value.parent is not None else value
             func.sym_name = StringAttr(name)
-            lifted = []
         else:
             raise TypeError(
                 f"a module holds relay.Function or func.func values, got {value!r}"
@@ -167,7 +178,7 @@ class IRModule:
         """Add (or replace) every function of ``other``."""
         items: Iterable[tuple[str | GlobalVar, FunctionLike]]
         if isinstance(other, IRModule):
-            items = [(gv, f.clone()) for gv, f in other.functions.items()]
+            items = [(gv, f.func_op.clone()) for gv, f in other.functions.items()]
         else:
             items = other.items()
         for key, func in items:
@@ -178,8 +189,28 @@ class IRModule:
 
     def remove(self, var: str | GlobalVar) -> None:
         """Remove function ``var``."""
-        self.module.body.block.erase_op(self[var])
+        self.module.body.block.erase_op(self.func_op(var))
         self._gvars.pop(self._name(var), None)
+
+    def _missing_callees(self, func: FuncOp, name: str) -> list[FuncOp]:
+        """Copies of the functions ``func`` calls (transitively) in its own module
+        that this module lacks: a function taken from another module brings them."""
+        source = func.parent_op()
+        if not isinstance(source, ModuleOp) or source is self.module:
+            return []
+        by_name = {f.sym_name.data: f for f in source.ops if isinstance(f, FuncOp)}
+        out: list[FuncOp] = []
+        seen = {name, *self._names()}
+        stack = [func]
+        while stack:
+            for op in stack.pop().walk():
+                if isinstance(op, CallOp):
+                    callee = op.callee.string_value()
+                    if callee not in seen and callee in by_name:
+                        seen.add(callee)
+                        stack.append(by_name[callee])
+                        out.append(by_name[callee].clone())
+        return out
 
     # -- for the emitter (ModuleContext) ------------------------------------------------
 
@@ -200,8 +231,18 @@ class IRModule:
 
     # -- text, copies, checks -----------------------------------------------------------
 
-    def astext(self, show_meta_data: bool = True) -> str:
-        """The module as text; ``show_meta_data=False`` elides large constants."""
+    def astext(self, show_meta_data: bool = True, fmt: str = "mlir") -> str:
+        """The module as text: MLIR (the default: xrelay's own IR, exact and read
+        back by ``xrelay-opt``) or, with ``fmt="relay"``, Relay's text format
+        (``#[version = "0.0.5"]``, read back by ``relay.parse``).
+        ``show_meta_data=False`` elides large constants (MLIR) or leaves out the
+        ``#[metadata]`` section (Relay)."""
+        if fmt == "relay":
+            from xrelay.frontend.relay.text_printer import to_relay_text
+
+            return to_relay_text(self.module, show_meta_data)
+        if fmt != "mlir":
+            raise ValueError(f"astext: fmt is 'mlir' or 'relay', not {fmt!r}")
         if show_meta_data:
             return _print(self.module)
         with elide_constants():

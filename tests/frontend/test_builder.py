@@ -68,7 +68,7 @@ def test_seed_example():
     c = relay.const(np.ones((1, 3), "float32"))
     y = relay.add(x, relay.multiply(relay.add(c, c), relay.const(2.0)))
     mod = build(relay.Function([x], y))
-    main = mod["main"]
+    main = mod.func_op("main")
     text = mod.astext()
     assert text.count("relay.constant") == 2  # one per relay.const
     consts = [op for op in main.walk() if isinstance(op, ConstantOp)]
@@ -102,7 +102,7 @@ def test_var_forms():
     b = relay.var("b", type_annotation=relay.TensorType((2, 3), "int8"))
     s = relay.var("s", "float32")  # a dtype string: a 0-d tensor
     f = relay.Function([a, b, s], relay.Tuple([relay.add(a, b), s]))
-    func = build(f)["main"]
+    func = build(f).func_op("main")
     types = [str(t) for t in func.function_type.inputs.data]
     assert types == ["tensor<2x3xi8>", "tensor<2x3xi8>", "tensor<f32>"]
     with pytest.raises(ValueError, match="either type_annotation or shape"):
@@ -114,7 +114,7 @@ def test_var_forms():
 
 def test_dynamic_dim_and_odd_names():
     x = relay.var("input:0", shape=(relay.Any(), 3))
-    func = build(relay.Function([x], relay.nn.relu(x)))["main"]
+    func = build(relay.Function([x], relay.nn.relu(x))).func_op("main")
     assert str(func.function_type.inputs.data[0]) == "tensor<?x3xf32>"
     # sanitised to input_0; xDSL drops a trailing _<digits> from name hints
     assert func.body.block.args[0].name_hint == "input"
@@ -130,7 +130,7 @@ def test_shared_subexpression_is_emitted_once():
     e = relay.exp(x)
     s = relay.sigmoid(e)
     y = relay.add(relay.multiply(s, e), relay.subtract(s, e))
-    func = build(relay.Function([x], y))["main"]
+    func = build(relay.Function([x], y)).func_op("main")
     c = count(func)
     assert c["relay.exp"] == 1
     assert c["relay.sigmoid"] == 1
@@ -146,7 +146,7 @@ def test_shared_subexpression_is_emitted_once():
     )
     # the same tree built twice (different nodes) is emitted twice: nodes have identity
     y2 = relay.add(relay.exp(x), relay.exp(x))
-    assert count(build(relay.Function([x], y2))["main"])["relay.exp"] == 2
+    assert count(build(relay.Function([x], y2)).func_op("main"))["relay.exp"] == 2
 
 
 def test_split_tuple_wrapper():
@@ -160,7 +160,7 @@ def test_split_tuple_wrapper():
         parts[3]
     assert len(list(parts)) == 3
     y = relay.concatenate([parts[2], parts[0]], axis=1)
-    func = build(relay.Function([x], y))["main"]
+    func = build(relay.Function([x], y)).func_op("main")
     split = only(func, "relay.split")
     concat = only(func, "relay.concatenate")
     assert list(concat.operands) == [split.results[2], split.results[0]]
@@ -177,11 +177,11 @@ def test_tuple_valued_op_passed_whole():
     x = relay.var("x", shape=(4, 6))
     parts = relay.split(x, 2, axis=0)
     whole = relay.concatenate(parts, axis=0)  # a TupleWrapper as the tuple argument
-    func = build(relay.Function([x], whole))["main"]
+    func = build(relay.Function([x], whole)).func_op("main")
     split = only(func, "relay.split")
     assert list(only(func, "relay.concatenate").operands) == list(split.results)
     # returning the tuple itself: ONE result, a relay.tuple
-    func = build(relay.Function([x], parts.astuple()))["main"]
+    func = build(relay.Function([x], parts.astuple())).func_op("main")
     assert len(func.function_type.outputs.data) == 1
     assert isinstance(func.function_type.outputs.data[0], TupleType)
     ret = func.body.block.last_op
@@ -195,13 +195,13 @@ def test_batch_norm_tuple_wrapper():
     bn = relay.nn.batch_norm(x, g, b, m, v)
     assert isinstance(bn, relay.TupleWrapper)
     assert len(bn) == 3
-    func = build(relay.Function([x, g, b, m, v], relay.nn.relu(bn[0])))["main"]
+    func = build(relay.Function([x, g, b, m, v], relay.nn.relu(bn[0]))).func_op("main")
     norm = only(func, "relay.nn.batch_norm")
     assert only(func, "relay.nn.relu").operands[0] is norm.results[0]
     assert "relay.tuple_get_item" not in op_names(func)
     # two projections of the same op: still one batch_norm
     y = relay.Tuple([bn[1], bn[2]])
-    func = build(relay.Function([x, g, b, m, v], y))["main"]
+    func = build(relay.Function([x, g, b, m, v], y)).func_op("main")
     assert count(func)["relay.nn.batch_norm"] == 1
 
 
@@ -210,13 +210,13 @@ def test_tuple_literal_and_projection():
     y = relay.var("y", shape=(3,))
     t = relay.Tuple([x, relay.exp(y)])
     # projecting a field of a literal tuple gives the field: no tuple op at all
-    func = build(relay.Function([x, y], relay.TupleGetItem(t, 1)))["main"]
+    func = build(relay.Function([x, y], relay.TupleGetItem(t, 1))).func_op("main")
     assert op_names(func) == ["relay.exp", "func.return"]
     # a tuple-typed parameter is projected with relay.tuple_get_item
     p = relay.var(
         "p", relay.TupleType([relay.TensorType((2,)), relay.TensorType((3,))])
     )
-    func = build(relay.Function([p], relay.TupleGetItem(p, 1)))["main"]
+    func = build(relay.Function([p], relay.TupleGetItem(p, 1))).func_op("main")
     assert op_names(func) == ["relay.tuple_get_item", "func.return"]
     with pytest.raises(relay.BuildError, match="index 2 is out of range"):
         build(relay.Function([x, y], relay.TupleGetItem(t, 2)))
@@ -243,7 +243,7 @@ def test_if_and_let():
         [c, a], relay.Let(v, relay.multiply(shared, relay.const(2.0)), body)
     )
     mod = build(f)
-    func = mod["main"]
+    func = mod.func_op("main")
     if_op = only(func, "relay.if")
     # values defined before the if (exp, the let value) are used directly inside it
     then_ops = [op.name for op in if_op.regions[0].block.ops]
@@ -264,7 +264,7 @@ def test_if_branch_values_stay_in_their_region():
     inner = relay.exp(a)  # first used inside the then-branch, then again after the if
     y = relay.add(relay.If(c, inner, a), inner)
     mod = build(relay.Function([c, a], y))  # verify() checks dominance
-    func = mod["main"]
+    func = mod.func_op("main")
     assert count(func)["relay.exp"] == 2
     x = np.array([0.0, 1.0], "float32")
     np.testing.assert_allclose(run(mod, False, x), x + np.exp(x), rtol=1e-6)
@@ -288,7 +288,9 @@ def test_let_annotation_is_checked():
     with pytest.raises(relay.BuildError, match="let %v is annotated tensor<3xf32>"):
         build(relay.Function([a], relay.Let(v, relay.exp(a), v)))
     w = relay.var("w", shape=(2,))
-    func = build(relay.Function([a], relay.Let(w, relay.exp(a), relay.exp(w))))["main"]
+    func = build(relay.Function([a], relay.Let(w, relay.exp(a), relay.exp(w)))).func_op(
+        "main"
+    )
     assert op_names(func) == ["relay.exp", "relay.exp", "func.return"]
 
 
@@ -321,7 +323,7 @@ def test_global_var_calls():
     mod[sq] = relay.Function([b], relay.multiply(b, b))
     mod["main"] = relay.Function([a], relay.add(sq(sq(a)), a))
     mod.verify()
-    calls = [op for op in mod["main"].walk() if isinstance(op, CallOp)]
+    calls = [op for op in mod.func_op("main").walk() if isinstance(op, CallOp)]
     assert [c.callee.string_value() for c in calls] == ["sq", "sq"]
     assert calls[1].operands[0] is calls[0].results[0]
     np.testing.assert_allclose(run(mod, np.array([1, 2], "float32")), [2, 18])
@@ -329,7 +331,7 @@ def test_global_var_calls():
     assert mod.get_global_var("sq") == relay.GlobalVar("sq")
     assert hash(mod.get_global_var("sq")) == hash(relay.GlobalVar("sq"))
     gv = mod.get_global_var("sq")
-    other = relay.IRModule({"sq": mod["sq"]})
+    other = relay.IRModule({"sq": mod.func_op("sq")})
     other["twice"] = relay.Function([a], gv(gv(a)))
     other.verify()
     # calling with a wrong type is reported
@@ -364,8 +366,8 @@ def test_local_function_call_is_outlined():
     mod = build(relay.Function([x], y))
     names = [gv.name_hint for gv in mod.get_global_vars()]
     assert names == ["main_fn", "main"]  # outlined once, called twice
-    assert PRIMITIVE in mod["main_fn"].attributes
-    calls = [op for op in mod["main"].walk() if isinstance(op, CallOp)]
+    assert PRIMITIVE in mod.func_op("main_fn").attributes
+    calls = [op for op in mod.func_op("main").walk() if isinstance(op, CallOp)]
     assert [c.callee.string_value() for c in calls] == ["main_fn", "main_fn"]
     value = np.array([-1.0, 0.0, 1.0], "float32")
     np.testing.assert_allclose(
@@ -387,7 +389,7 @@ def test_free_variables():
     # from_expr on a non-function: free variables become parameters, in free_vars order
     e = relay.add(relay.exp(y), x)
     assert relay.analysis.free_vars(e) == [y, x]
-    func = build(e)["main"]
+    func = build(e).func_op("main")
     assert [a.name_hint for a in func.body.block.args] == ["y", "x"]
     # from_expr with extra functions
     sq = relay.Function([x], relay.multiply(x, x))
@@ -399,20 +401,20 @@ def test_free_variables():
 def test_function_attributes():
     x = relay.var("x", shape=(2,))
     f = relay.Function([x], relay.exp(x), attrs={"SkipOptimization": 1, "Primitive": 1})
-    func = build(f)["main"]
+    func = build(f).func_op("main")
     assert func.attributes[SKIP_OPTIMIZATION] == UnitAttr()
     assert func.attributes[PRIMITIVE] == UnitAttr()
     assert INLINE not in func.attributes
     g = f.with_attr("Inline", 1)
-    assert INLINE in build(g)["main"].attributes
+    assert INLINE in build(g).func_op("main").attributes
     assert "Inline" not in f.attrs  # with_attr copies
     assert g.attrs.Inline == 1
     h = g.with_attr({"Primitive": 0, "Composite": "dnnl.conv2d"})
-    func = build(h)["main"]
+    func = build(h).func_op("main")
     assert PRIMITIVE not in func.attributes  # a false value sets nothing
     assert str(func.attributes["Composite"]) == '"dnnl.conv2d"'
     assert "relay.skip_optimization" in build(h).astext()
-    assert INLINE not in build(g.without_attr("Inline"))["main"].attributes
+    assert INLINE not in build(g.without_attr("Inline")).func_op("main").attributes
 
 
 def test_to_func_op_and_expression_text():
@@ -440,29 +442,29 @@ def test_irmodule_api():
     gv2 = relay.GlobalVar("g")
     mod = relay.IRModule({"main": f1, gv2: f2})
     assert isinstance(mod.module, ModuleOp)
-    assert isinstance(mod["main"], FuncOp)
-    assert mod["main"].sym_name.data == "main"
-    assert mod[gv2] is mod["g"]
+    assert isinstance(mod.func_op("main"), FuncOp)
+    assert mod.func_op("main").sym_name.data == "main"
+    assert mod.func_op(gv2) is mod.func_op("g")
     assert "main" in mod
     assert gv2 in mod
     assert relay.GlobalVar("main") in mod
     assert "nope" not in mod
     assert 3 not in mod
     assert [gv.name_hint for gv in mod.functions] == ["main", "g"]
-    assert mod.functions[relay.GlobalVar("g")] is mod["g"]
+    assert mod.functions[relay.GlobalVar("g")].func_op is mod.func_op("g")
     assert mod.get_global_vars() == [relay.GlobalVar("main"), relay.GlobalVar("g")]
     with pytest.raises(ValueError, match='Cannot find global var "h"'):
         mod.get_global_var("h")
     with pytest.raises(KeyError, match="Cannot find global var 'h'"):
-        mod["h"]
+        mod.func_op("h")
     # replacing keeps one function of that name, in place
     mod["main"] = f2
     assert [f.sym_name.data for f in mod.module.ops] == ["main", "g"]
-    assert "relay.log" in op_names(mod["main"])
+    assert "relay.log" in op_names(mod.func_op("main"))
     # setting a func.func op (from another module: cloned) under a new name
-    mod["h"] = mod["g"]
-    assert mod["h"] is not mod["g"]
-    assert mod["h"].sym_name.data == "h"
+    mod["h"] = mod.func_op("g")
+    assert mod.func_op("h") is not mod.func_op("g")
+    assert mod.func_op("h").sym_name.data == "h"
     # update from a module and from a dict
     other = relay.IRModule({"k": f1})
     mod.update(other)
@@ -474,14 +476,14 @@ def test_irmodule_api():
         "k",
         "m",
     ]
-    assert mod["k"] is not other["k"]
+    assert mod.func_op("k") is not other["k"]
     mod.remove("m")
     assert "m" not in mod
     mod.verify()
     # copy is deep
     copy = mod.copy()
     copy["main"] = f1
-    assert "relay.log" in op_names(mod["main"])
+    assert "relay.log" in op_names(mod.func_op("main"))
     assert "relay.exp" in op_names(copy["main"])
     # wrapping an existing builtin.module
     wrapped = relay.IRModule(copy.module)
@@ -556,7 +558,7 @@ def test_operator_overloading():
         "relay.greater_equal": x >= y,
     }
     for name, expr in cases.items():
-        func = build(relay.Function([x, y], expr))["main"]
+        func = build(relay.Function([x, y], expr)).func_op("main")
         assert op_names(func)[0] == name
     assert (x == y) is False
     assert x == x
@@ -565,7 +567,7 @@ def test_operator_overloading():
     i = relay.var("i", shape=(3,), dtype="int32")
     expr = relay.Tuple([2 - i, i * 3, 1.5 / x, x + 1])
     mod = build(relay.Function([x, i], expr))
-    consts = [op for op in mod["main"].walk() if isinstance(op, ConstantOp)]
+    consts = [op for op in mod.func_op("main").walk() if isinstance(op, ConstantOp)]
     assert [str(c.numpy().dtype) for c in consts] == [
         "int32",
         "int32",
@@ -609,7 +611,7 @@ def test_deep_chain_does_not_recurse():
     for _ in range(3000):
         y = relay.add(y, x)
     mod = relay.IRModule.from_expr(relay.Function([x], y))
-    assert count(mod["main"])["relay.add"] == 3000
+    assert count(mod.func_op("main"))["relay.add"] == 3000
     assert relay.analysis.free_vars(y) == [x]
 
 
@@ -653,7 +655,7 @@ def test_attribute_normalisation():
     assert relay.reshape(x, 192).attrs.newshape == [192]
     assert relay.strided_slice(x, [0], [1]).attrs.strides == [1]
     # the IR carries the normalised attributes
-    func = build(relay.Function([x, w], conv))["main"]
+    func = build(relay.Function([x, w], conv)).func_op("main")
     text = str(func)
     assert "padding = array<i64: 1, 1, 1, 1>" in text
     assert "strides = array<i64: 2, 2>" in text
@@ -665,7 +667,7 @@ def test_pad_flattens_and_types_the_pad_value():
     y = relay.nn.pad(x, ((0, 0), (1, 1), (2, 0)), pad_value=1.5)
     assert y.attrs.pad_width == [0, 0, 1, 1, 2, 0]
     mod = build(relay.Function([x], y))
-    pad = only(mod["main"], "relay.nn.pad")
+    pad = only(mod.func_op("main"), "relay.nn.pad")
     value = pad.operands[1].owner
     assert isinstance(value, ConstantOp)
     assert value.numpy().dtype == np.float16
@@ -679,19 +681,19 @@ def test_pad_flattens_and_types_the_pad_value():
     )
     i = relay.var("i", shape=(2,), dtype="int32")
     mod = build(relay.Function([i], relay.nn.pad(i, [(1, 0)])))  # default 0 → int32
-    value = only(mod["main"], "relay.nn.pad").operands[1].owner
+    value = only(mod.func_op("main"), "relay.nn.pad").operands[1].owner
     assert isinstance(value, ConstantOp)
     assert value.numpy().dtype == np.int32
 
 
 def test_full_clip_and_creators():
     mod = build(relay.full(2, (2, 2), "int8"))
-    fill = only(mod["main"], "relay.full").operands[0].owner
+    fill = only(mod.func_op("main"), "relay.full").operands[0].owner
     assert isinstance(fill, ConstantOp)
     assert fill.numpy().dtype == np.int8
     np.testing.assert_array_equal(run(mod), np.full((2, 2), 2, "int8"))
     mod = build(relay.full(1.5, 3))  # dtype "": TVM's default for a float
-    assert str(mod["main"].function_type.outputs.data[0]) == "tensor<3xf32>"
+    assert str(mod.func_op("main").function_type.outputs.data[0]) == "tensor<3xf32>"
     x = relay.var("x", shape=(3,), dtype="int32")
     mod = build(relay.Function([x], relay.full_like(x, 7)))
     np.testing.assert_array_equal(run(mod, np.zeros(3, "int32")), [7, 7, 7])
@@ -707,14 +709,16 @@ def test_full_clip_and_creators():
 
 def test_variance_std_logsumexp_follow_tvm_composition():
     x = relay.var("x", shape=(2, 5))
-    func = build(relay.Function([x], relay.variance(x, axis=1)))["main"]
+    func = build(relay.Function([x], relay.variance(x, axis=1))).func_op("main")
     var = only(func, "relay.variance")
     mean = var.operands[1].owner
     assert isinstance(mean, RelayOp)
     assert mean.name == "relay.mean"
     assert "keepdims" in mean.properties
     assert str(mean.properties["keepdims"]) == "true"
-    func = build(relay.Function([x], relay.std(x, axis=1, unbiased=True)))["main"]
+    func = build(relay.Function([x], relay.std(x, axis=1, unbiased=True))).func_op(
+        "main"
+    )
     sqrt = only(func, "relay.sqrt")
     assert sqrt.operands[0].owner.name == "relay.variance"
     value = f32(2, 5)
@@ -724,7 +728,7 @@ def test_variance_std_logsumexp_follow_tvm_composition():
     std, lse = run(mod, value)
     np.testing.assert_allclose(std, value.std(axis=1), rtol=1e-5)
     np.testing.assert_allclose(lse, np.log(np.exp(value).sum(axis=1)), rtol=1e-5)
-    assert "relay.max" in op_names(mod["main"])  # the stable composition
+    assert "relay.max" in op_names(mod.func_op("main"))  # the stable composition
 
 
 def test_matmul_dropout_and_dense():
@@ -738,7 +742,7 @@ def test_matmul_dropout_and_dense():
     raw = relay.nn.dropout_raw(a, 0.25)
     assert isinstance(raw, relay.TupleWrapper)
     assert len(raw) == 2
-    func = build(relay.Function([a], d))["main"]
+    func = build(relay.Function([a], d)).func_op("main")
     drop = only(func, "relay.nn.dropout")
     ret = func.body.block.last_op
     assert ret is not None
@@ -882,8 +886,8 @@ def test_every_wrapper_builds_a_valid_op(name: str, expr: Any):
         pytest.fail(f"{name} is not defined in the relay dialect")
     mod = relay.IRModule.from_expr(expr)
     mod.verify()
-    assert name in op_names(mod["main"])
-    for op in mod["main"].walk():
+    assert name in op_names(mod.func_op("main"))
+    for op in mod.func_op("main").walk():
         for res in op.results:
             assert isinstance(res.type, TensorType | TupleType)
             assert "*" not in str(res.type)  # fully typed
@@ -919,7 +923,7 @@ def test_small_cnn():
     h = relay.nn.bias_add(relay.nn.dense(relay.nn.batch_flatten(h), fw), fb)
     out = relay.nn.softmax(h)
     mod = build(relay.Function(relay.analysis.free_vars(out), out))
-    main = mod["main"]
+    main = mod.func_op("main")
     assert [a.name_hint for a in main.body.block.args] == [
         "data",
         "w",
@@ -958,7 +962,7 @@ def mlp(batch: int = 2) -> tuple[relay.Function, list[np.ndarray[Any, Any]]]:
 def test_mlp_and_executor():
     fn, (w1, b1, w2) = mlp()
     mod = build(fn)
-    assert count(mod["main"])["relay.constant"] == 3
+    assert count(mod.func_op("main"))["relay.constant"] == 3
     x = f32(2, 8, seed=9)
     hidden = np.maximum(x @ w1.T + b1, 0)
     logits = hidden @ w2.T

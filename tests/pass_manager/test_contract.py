@@ -157,7 +157,7 @@ def test_verify_each_names_the_pass_that_broke_the_ir(small_mod):
     # switched off, the broken IR goes through
     with PassContext(config={"xrelay.verify_each": False}):
         out = Sequential([BreaksIR()])(mod)
-    assert not isinstance(out["main"].body.block.last_op, ReturnOp)
+    assert not isinstance(out.func_op("main").body.block.last_op, ReturnOp)
 
 
 def test_verify_each_checks_the_input_of_the_outermost_call(small_mod):

@@ -136,7 +136,7 @@ def build(name: str) -> relay.IRModule:
 
 
 def inputs(mod: relay.IRModule) -> list[Array]:
-    main = mod["main"]
+    main = mod.func_op("main")
     args: list[Array] = []
     for i, arg in enumerate(main.body.block.args):
         ty: Any = arg.type

@@ -52,8 +52,13 @@ def test_softmax_axis_is_kept():
     x = relay.var("x", shape=(3, 4))
     mod = relay.IRModule.from_expr(relay.Function([x], relay.nn.softmax(x, axis=0)))
     after = FastMath()(mod)
-    op = next(o for o in after["main"].walk() if o.name == "relay.nn.fast_softmax")
-    assert op.properties["axis"] == mod["main"].body.block.first_op.properties["axis"]  # type: ignore[union-attr]
+    op = next(
+        o for o in after.func_op("main").walk() if o.name == "relay.nn.fast_softmax"
+    )
+    assert (
+        op.properties["axis"]
+        == mod.func_op("main").body.block.first_op.properties["axis"]
+    )  # type: ignore[union-attr]
 
 
 def test_other_ops_are_untouched():

@@ -80,12 +80,12 @@ def test_optimize_binds_params_and_preserves_numerics():
         with PassContext(opt_level=level):
             after = optimize(mod, params)
         assert isinstance(after, relay.IRModule)
-        main = after["main"]
+        main = after.func_op("main")
         assert [a.name_hint for a in main.body.block.args] == ["data"]
         assert "relay.nn.batch_norm" not in all_op_names(after)
         assert_close(interpret(after, data), expected)
     # the input is left as it was
-    assert len(mod["main"].body.block.args) == 6
+    assert len(mod.func_op("main").body.block.args) == 6
 
 
 def test_opt_level_3_folds_the_scale_into_the_conv():

@@ -15,3 +15,20 @@ from xrelay.frontend.relay.op.transform import *  # noqa: F403
 def get(op_name: str) -> Op:
     """The operator named ``op_name`` (``"add"``, ``"nn.conv2d"``)."""
     return Op.get(op_name)
+
+
+from xrelay.frontend.relay.op.hooks import (  # noqa: E402
+    InferCorrectLayoutOutput as InferCorrectLayoutOutput,
+)
+from xrelay.frontend.relay.op.hooks import (  # noqa: E402
+    register as register,
+)
+from xrelay.frontend.relay.op.hooks import (  # noqa: E402
+    register_alter_op_layout as register_alter_op_layout,
+)
+from xrelay.frontend.relay.op.hooks import (  # noqa: E402
+    register_convert_op_layout as register_convert_op_layout,
+)
+from xrelay.frontend.relay.op.hooks import (  # noqa: E402
+    register_infer_correct_layout as register_infer_correct_layout,
+)

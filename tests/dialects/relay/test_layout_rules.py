@@ -184,11 +184,18 @@ def test_reduce_rule(attrs: Any, new: str, in_: str, out: str, axis: list[int]):
     assert got.attrs == {"axis": axis}
 
 
-def test_argmax_adapts_over_one_axis_only():
+def test_argmax_adapts_when_the_reduced_axes_keep_their_order():
     one = ask(op("argmax", axis=[1]), ["NCHW8c"], ["NCHW"], [t(1, 8, 4, 4)])
     assert one is not None
     assert one.attrs == {"axis": [1, 4]}
-    assert ask(op("argmax", axis=[2, 3]), ["NHWC"], ["NCHW"], [t(1, 8, 4, 4)]) is None
+    # H, W stay in that order in NHWC: the row-major index is the same
+    hw = ask(op("argmax", axis=[2, 3]), ["NHWC"], ["NCHW"], [t(1, 8, 4, 4)])
+    assert hw is not None
+    assert hw.attrs == {"axis": [1, 2]}
+    # C, H become H, C: the index would change, so the op keeps NCHW
+    assert ask(op("argmax", axis=[1, 2]), ["NHWC"], ["NCHW"], [t(1, 8, 4, 4)]) is None
+    # a split axis with another one: no
+    assert ask(op("argmin", axis=[1, 2]), ["NCHW8c"], ["NCHW"], [t(1, 8, 4, 4)]) is None
 
 
 def test_variance_takes_data_and_mean_in_one_layout():

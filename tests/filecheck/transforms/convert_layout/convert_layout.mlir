@@ -67,13 +67,14 @@ func.func @softmax_needs_nchw(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>) 
 // -----
 
 // Axis attributes follow the layout: concatenate along C becomes axis 3; a mean over
-// H, W gets axes 1, 2; strided_slice names its (new) axes; transpose to NHWC becomes
+// H, W gets axes 1, 2; strided_slice without axes gets full-rank bounds in NHWC order
+// (Relay's form); transpose to NHWC becomes
 // the identity permutation of the NHWC value (no transform after it).
 // CHECK-LABEL: func.func @axis_attributes
 // CHECK:         %[[C:.*]] = relay.nn.conv2d {{.*}} -> tensor<1x4x4x8xf32>
 // CHECK-NEXT:    %[[K:.*]] = relay.concatenate %[[C]], %[[C]] {axis = 3 : i64} : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x16xf32>
 // CHECK-NEXT:    %[[M:.*]] = relay.mean %[[C]] {axis = array<i64: 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8xf32>
-// CHECK-NEXT:    %[[S:.*]] = relay.strided_slice %[[C]] {begin = array<i64: 2, 1>, end = array<i64: 6, 3>, strides = array<i64: 1, 1>, axes = array<i64: 3, 1>} : (tensor<1x4x4x8xf32>) -> tensor<1x2x4x4xf32>
+// CHECK-NEXT:    %[[S:.*]] = relay.strided_slice %[[C]] {begin = array<i64: 0, 1, 0, 2>, end = array<i64: 1, 3, 4, 6>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x8xf32>) -> tensor<1x2x4x4xf32>
 // CHECK-NEXT:    %[[P:.*]] = relay.transpose %[[C]] {axes = array<i64: 0, 1, 2, 3>} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
 // CHECK-NEXT:    %[[KO:.*]] = relay.layout_transform %[[K]] {src_layout = "NHWC", dst_layout = "NCHW"} : (tensor<1x4x4x16xf32>) -> tensor<1x16x4x4xf32>
 // CHECK-NEXT:    %[[SO:.*]] = relay.layout_transform %[[S]] {src_layout = "NHWC", dst_layout = "NCHW"} : (tensor<1x2x4x4xf32>) -> tensor<1x4x2x4xf32>

@@ -1,0 +1,146 @@
+"""FuseOps as a TVM user tests it (Relay's ``test_pass_fuse_ops.py``, v0.18): the
+expected program writes each fused group as a ``Primitive`` function called in
+place, as Relay does.
+
+Covered: test_fuse_simple (add → exp → squeeze in one group), test_conv2d_fuse
+(conv2d + bias-like add + relu into the conv's group; the next conv starts a new
+group), test_concatenate (injective ops fused around a concatenate),
+test_tuple_root (a tuple result of injective ops), test_fuse_max (``max_depth``
+cuts long chains), fuse_opt_level=0 (every op alone).
+Out of scope: dynamic shapes / ``Any`` and ``fuse_opt_level`` with GPU reductions
+(CPU-only), ``nn.upsampling`` (not an xrelay op), ``annotation.stop_fusion`` (no annotation ops), ``link_params`` beyond
+the config key (tests/transforms), the Myia regression (recursive ``let`` closures).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xrelay import relay
+from xrelay.ir import assert_structural_equal
+from xrelay.relay import transform
+
+
+def run_opt_pass(expr: Any, *passes: Any, config: Any = None) -> Any:
+    mod = relay.IRModule.from_expr(expr)
+    with transform.PassContext(opt_level=2, config=config or {}):
+        return transform.Sequential([transform.InferType(), *passes])(mod)
+
+
+def infer(expr: Any) -> Any:
+    return run_opt_pass(expr)
+
+
+def test_fuse_simple():
+    def before() -> Any:
+        x = relay.var("x", shape=(10, 20))
+        y = relay.add(x, relay.const(1, "float32"))
+        z = relay.exp(y)
+        w = relay.squeeze(z)
+        return relay.Function([x], w)
+
+    def expected() -> Any:
+        x = relay.var("p", shape=(10, 20))
+        y = relay.add(x, relay.const(1, "float32"))
+        z = relay.exp(y)
+        w = relay.squeeze(z)
+        f1 = relay.Function([x], w).with_attr("Primitive", 1)
+        x = relay.var("x", shape=(10, 20))
+        return relay.Function([x], relay.Call(f1, [x]))
+
+    z = run_opt_pass(before(), transform.FuseOps())
+    assert_structural_equal(z, infer(expected()))
+
+
+def test_fuse_opt_level_0_keeps_ops_apart():
+    x = relay.var("x", shape=(4,))
+    before = relay.Function([x], relay.exp(relay.add(x, x)))
+    z = run_opt_pass(before, transform.FuseOps(fuse_opt_level=0))
+    p0 = relay.var("p0", shape=(4,))
+    f_add = relay.Function([p0], relay.add(p0, p0)).with_attr("Primitive", 1)
+    p1 = relay.var("p0", shape=(4,))
+    f_exp = relay.Function([p1], relay.exp(p1)).with_attr("Primitive", 1)
+    x2 = relay.var("x", shape=(4,))
+    expected = relay.Function([x2], f_exp(f_add(x2)))
+    assert_structural_equal(z, infer(expected))
+
+
+def test_conv2d_fuse():
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 16, 8, 8))
+        w1 = relay.var("w1", shape=(16, 16, 3, 3))
+        w2 = relay.var("w2", shape=(16, 16, 1, 1))
+        y = relay.nn.conv2d(x, w1, kernel_size=(3, 3), padding=(1, 1), channels=16)
+        y = relay.nn.relu(relay.add(y, relay.const(1.0)))
+        z = relay.nn.conv2d(y, w2, kernel_size=(1, 1), channels=16)
+        return relay.Function([x, w1, w2], z)
+
+    def expected() -> Any:
+        x = relay.var("p0", shape=(1, 16, 8, 8))
+        w = relay.var("p1", shape=(16, 16, 3, 3))
+        y = relay.nn.conv2d(x, w, kernel_size=(3, 3), padding=(1, 1), channels=16)
+        y = relay.nn.relu(relay.add(y, relay.const(1.0)))
+        f1 = relay.Function([x, w], y).with_attr("Primitive", 1)
+        x2 = relay.var("p0", shape=(1, 16, 8, 8))
+        w2 = relay.var("p1", shape=(16, 16, 1, 1))
+        f2 = relay.Function(
+            [x2, w2], relay.nn.conv2d(x2, w2, kernel_size=(1, 1), channels=16)
+        ).with_attr("Primitive", 1)
+        x = relay.var("x", shape=(1, 16, 8, 8))
+        w1 = relay.var("w1", shape=(16, 16, 3, 3))
+        w2 = relay.var("w2", shape=(16, 16, 1, 1))
+        return relay.Function([x, w1, w2], f2(f1(x, w1), w2))
+
+    z = run_opt_pass(before(), transform.FuseOps(fuse_opt_level=2))
+    assert_structural_equal(z, infer(expected()))
+
+
+def test_concatenate():
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 16, 8, 8))
+        concat = relay.concatenate((relay.exp(x), x), axis=1)
+        return relay.Function([x], relay.add(concat, relay.const(1, "float32")))
+
+    def expected() -> Any:
+        p = relay.var("p0", shape=(1, 16, 8, 8))
+        concat = relay.concatenate((relay.exp(p), p), axis=1)
+        body = relay.add(concat, relay.const(1, "float32"))
+        f = relay.Function([p], body).with_attr("Primitive", 1)
+        x = relay.var("x", shape=(1, 16, 8, 8))
+        return relay.Function([x], f(x))
+
+    z = run_opt_pass(before(), transform.FuseOps(fuse_opt_level=2))
+    assert_structural_equal(z, infer(expected()))
+
+
+def test_tuple_root():
+    """A tuple at the root is not fused: each field's producer is its own group."""
+
+    def before() -> Any:
+        x = relay.var("x", shape=(4, 4))
+        return relay.Function([x], relay.Tuple([relay.exp(x), relay.negative(x)]))
+
+    def expected() -> Any:
+        p = relay.var("p0", shape=(4, 4))
+        f0 = relay.Function([p], relay.exp(p)).with_attr("Primitive", 1)
+        q = relay.var("p0", shape=(4, 4))
+        f1 = relay.Function([q], relay.negative(q)).with_attr("Primitive", 1)
+        x = relay.var("x", shape=(4, 4))
+        return relay.Function([x], relay.Tuple([f0(x), f1(x)]))
+
+    z = run_opt_pass(before(), transform.FuseOps(fuse_opt_level=2))
+    assert_structural_equal(z, infer(expected()))
+
+
+def test_fuse_max_depth():
+    def before(n: int) -> Any:
+        x = relay.var("x", shape=(10, 20))
+        y = x
+        for _ in range(n):
+            y = relay.exp(y)
+        return relay.Function([x], y)
+
+    z = run_opt_pass(
+        before(20), transform.FuseOps(), config={"relay.FuseOps.max_depth": 10}
+    )
+    assert z.astext(fmt="relay").count("Primitive=1") == 2

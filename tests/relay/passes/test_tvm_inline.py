@@ -1,0 +1,97 @@
+"""Inline as a TVM user tests it (Relay's ``test_pass_inline.py``, v0.18; Relay
+registers the pass as InlineGlobals, xrelay as ``Inline``).
+
+Covered: test_call_chain_inline_leaf (a leaf marked Inline spliced into its
+caller), test_call_chain_inline_multiple_levels (transitive), test_recursive_called
+(a recursive function is not inlined), test_callee_not_inline (a callee without the
+attribute stays), test_entry_with_inline (``main`` marked Inline stays the entry),
+test_external_codegen (a ``Compiler`` function stays a call).
+Out of scope: functions as values and calls of local closures (first-class
+functions are not supported), ``let``-bound local functions.
+"""
+
+from __future__ import annotations
+
+from xrelay import relay
+from xrelay.ir import assert_structural_equal
+from xrelay.relay import transform
+
+
+def get_mod(inline_g: bool = True, inline_h: bool = True) -> relay.IRModule:
+    mod = relay.IRModule()
+    a = relay.var("a", shape=(3,))
+    h = relay.Function([a], relay.exp(a))
+    mod["h"] = h.with_attr("Inline", 1) if inline_h else h
+    b = relay.var("b", shape=(3,))
+    g = relay.Function([b], relay.add(mod.get_global_var("h")(b), b))
+    mod["g"] = g.with_attr("Inline", 1) if inline_g else g
+    x = relay.var("x", shape=(3,))
+    mod["main"] = relay.Function([x], relay.negative(mod.get_global_var("g")(x)))
+    return mod
+
+
+def run(mod: relay.IRModule) -> relay.IRModule:
+    return transform.Inline()(transform.InferType()(mod))
+
+
+def test_call_chain_inline_leaf():
+    after = run(get_mod(inline_g=False))
+    expected = relay.IRModule()
+    b = relay.var("b", shape=(3,))
+    expected["g"] = relay.Function([b], relay.add(relay.exp(b), b))
+    x = relay.var("x", shape=(3,))
+    expected["main"] = relay.Function(
+        [x], relay.negative(expected.get_global_var("g")(x))
+    )
+    assert_structural_equal(after, transform.InferType()(expected))
+
+
+def test_call_chain_inline_multiple_levels():
+    after = run(get_mod())
+    x = relay.var("x", shape=(3,))
+    expected = relay.IRModule.from_expr(
+        relay.Function([x], relay.negative(relay.add(relay.exp(x), x)))
+    )
+    assert_structural_equal(after, transform.InferType()(expected))
+
+
+def test_callee_not_inline():
+    mod = get_mod(inline_g=False, inline_h=False)
+    assert_structural_equal(run(mod), transform.InferType()(mod))
+
+
+def test_recursive_called():
+    mod = relay.IRModule()
+    n = relay.var("n", shape=(), dtype="int32")
+    sum_up = relay.GlobalVar("sum_up")
+    mod[sum_up] = relay.Function(
+        [n],
+        relay.If(
+            relay.less(n, relay.const(1, "int32")),
+            n,
+            relay.Call(sum_up, [relay.subtract(n, relay.const(1, "int32"))]),
+        ),
+        ret_type=relay.TensorType((), "int32"),
+    ).with_attr("Inline", 1)
+    x = relay.var("x", shape=(), dtype="int32")
+    mod["main"] = relay.Function([x], relay.Call(sum_up, [x]))
+    assert_structural_equal(run(mod), transform.InferType()(mod))
+
+
+def test_entry_with_inline():
+    mod = relay.IRModule()
+    x = relay.var("x", shape=(2,))
+    mod["main"] = relay.Function([x], relay.exp(x)).with_attr("Inline", 1)
+    after = run(mod)
+    assert "main" in after
+    assert_structural_equal(after, transform.InferType()(mod))
+
+
+def test_external_codegen_stays_a_call():
+    mod = relay.IRModule()
+    a = relay.var("a", shape=(3,))
+    ext = relay.Function([a], relay.exp(a)).with_attr({"Inline": 1, "Compiler": "dnnl"})
+    mod["ext"] = ext
+    x = relay.var("x", shape=(3,))
+    mod["main"] = relay.Function([x], mod.get_global_var("ext")(x))
+    assert_structural_equal(run(mod), transform.InferType()(mod))

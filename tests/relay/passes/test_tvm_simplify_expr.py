@@ -1,0 +1,148 @@
+"""SimplifyExpr / SimplifyExprPostAlterOp as a TVM user tests them (Relay's
+``test_pass_simplify_expr.py``, v0.18).
+
+Covered: test_simplify_reshape (reshape chains → one), test_simplify_transpose
+(transpose chains → one, identity transposes dropped), test_simplify_full_elementwise
+(``ones``/``full`` operands → scalar constants), test_eliminate_identity, test_simplify_consecutive_add /
+multiply (constants merged), test_simplify_rsqrt, test_concretize_*_like,
+test_simplify_consecutive_cast, test_simplify_binomial, SimplifyExprPostAlterOp's
+identity rewrite.
+Out of scope: the QNN rewrites (dequantize + argmax/argmin/argsort: no QNN ops),
+dynamic-shape ``*_like`` forms (xrelay's ``_like`` ops need static shapes to
+concretize), ``clip``/``cast`` rewrites on dtypes xrelay lacks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from xrelay import relay
+from xrelay.ir import assert_structural_equal
+from xrelay.relay import transform
+
+
+def run_opt_pass(expr: Any, *passes: Any) -> Any:
+    mod = relay.IRModule.from_expr(expr)
+    with transform.PassContext(opt_level=3):
+        return transform.Sequential([transform.InferType(), *passes])(mod)
+
+
+def simplified(expr: Any) -> Any:
+    return run_opt_pass(expr, transform.SimplifyExpr())
+
+
+def test_simplify_reshape():
+    x = relay.var("x", shape=(1, 16, 16, 16))
+    y = relay.reshape(relay.reshape(x, newshape=(1, 16, -1)), newshape=(16, 256))
+    y = relay.reshape(y, newshape=(4, 8, -1, 16))
+    x2 = relay.var("x", shape=(1, 16, 16, 16))
+    expected = relay.reshape(x2, newshape=(4, 8, 8, 16))
+    assert_structural_equal(
+        simplified(relay.Function([x], y)), run_opt_pass(relay.Function([x2], expected))
+    )
+
+
+def test_simplify_transpose():
+    x = relay.var("x", shape=(1, 2, 3, 4))
+    y = relay.transpose(relay.transpose(x, axes=[0, 2, 3, 1]), axes=[0, 3, 1, 2])
+    z = relay.transpose(relay.exp(x), axes=[0, 1, 2, 3])
+    x2 = relay.var("x", shape=(1, 2, 3, 4))
+    assert_structural_equal(
+        simplified(relay.Function([x], relay.Tuple([y, z]))),
+        run_opt_pass(relay.Function([x2], relay.Tuple([x2, relay.exp(x2)]))),
+    )
+
+
+def test_simplify_full_elementwise():
+    x = relay.var("x", shape=(2, 3))
+    y = relay.add(x, relay.ones((2, 3), "float32"))
+    z = relay.multiply(x, relay.full(relay.const(2.0), (2, 3), "float32"))
+    x2 = relay.var("x", shape=(2, 3))
+    expected = relay.Tuple(
+        [relay.add(x2, relay.const(1.0)), relay.multiply(x2, relay.const(2.0))]
+    )
+    assert_structural_equal(
+        simplified(relay.Function([x], relay.Tuple([y, z]))),
+        run_opt_pass(relay.Function([x2], expected)),
+    )
+
+
+def test_eliminate_identity():
+    x = relay.var("x", shape=(2, 3))
+    zero = relay.zeros((2, 3), "float32")
+    one = relay.const(np.ones((2, 3), "float32"))
+    y = relay.divide(relay.multiply(relay.add(x, zero), one), one)
+    y = relay.subtract(y, relay.const(0.0))
+    x2 = relay.var("x", shape=(2, 3))
+    assert_structural_equal(
+        simplified(relay.Function([x], relay.exp(y))),
+        run_opt_pass(relay.Function([x2], relay.exp(x2))),
+    )
+
+
+def test_simplify_consecutive_add_and_multiply():
+    x = relay.var("x", shape=(4,))
+    c1, c2 = relay.const(2.0), relay.const(3.0)
+    y = relay.add(relay.add(x, c1), c2)
+    z = relay.multiply(relay.multiply(x, c1), c2)
+    x2 = relay.var("x", shape=(4,))
+    expected = relay.Tuple(
+        [relay.add(x2, relay.const(5.0)), relay.multiply(x2, relay.const(6.0))]
+    )
+    assert_structural_equal(
+        simplified(relay.Function([x], relay.Tuple([y, z]))),
+        run_opt_pass(relay.Function([x2], expected)),
+    )
+
+
+def test_simplify_rsqrt():
+    x = relay.var("x", shape=(4,))
+    y = relay.var("y", shape=(4,))
+    x2, y2 = relay.var("x", shape=(4,)), relay.var("y", shape=(4,))
+    assert_structural_equal(
+        simplified(relay.Function([x, y], relay.divide(x, relay.sqrt(y)))),
+        run_opt_pass(relay.Function([x2, y2], relay.multiply(x2, relay.rsqrt(y2)))),
+    )
+
+
+def test_concretize_like():
+    x = relay.var("x", shape=(2, 3))
+    y = relay.multiply(x, relay.zeros_like(x))
+    after = simplified(relay.Function([x], y))
+    x2 = relay.var("x", shape=(2, 3))
+    # zeros_like with a static type → zeros → a 0-d constant operand
+    expected = relay.Function([x2], relay.multiply(x2, relay.const(0.0)))
+    assert_structural_equal(after, run_opt_pass(expected))
+
+
+def test_simplify_consecutive_cast():
+    x = relay.var("x", shape=(4,), dtype="int8")
+    y = relay.cast(relay.cast(x, "int32"), "int64")
+    x2 = relay.var("x", shape=(4,), dtype="int8")
+    assert_structural_equal(
+        simplified(relay.Function([x], y)),
+        run_opt_pass(relay.Function([x2], relay.cast(x2, "int64"))),
+    )
+
+
+def test_simplify_binomial():
+    x = relay.var("x", shape=(4,))
+    y = relay.var("y", shape=(4,))
+    before = relay.Function([x, y], x * x + relay.const(2.0) * (x * y) + y * y)
+    x2, y2 = relay.var("x", shape=(4,)), relay.var("y", shape=(4,))
+    s = relay.add(x2, y2)
+    assert_structural_equal(
+        simplified(before), run_opt_pass(relay.Function([x2, y2], s * s))
+    )
+
+
+def test_post_alter_op_eliminates_identity():
+    x = relay.var("x", shape=(4,))
+    before = relay.Function([x], relay.exp(relay.add(x, relay.const(0.0))))
+    x2 = relay.var("x", shape=(4,))
+    assert_structural_equal(
+        run_opt_pass(before, transform.SimplifyExprPostAlterOp()),
+        run_opt_pass(relay.Function([x2], relay.exp(x2))),
+    )

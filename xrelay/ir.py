@@ -1,0 +1,23 @@
+"""``xrelay.ir`` (TVM's ``tvm.ir``): structural equality of relay programs, the
+module, ``TempOpAttr`` and ``register_op_attr``.
+
+    from xrelay.ir import assert_structural_equal, TempOpAttr
+"""
+
+from __future__ import annotations
+
+from xrelay.dialects.relay.op_attrs import TempOpAttr
+from xrelay.frontend.relay.module import IRModule
+from xrelay.frontend.relay.op.hooks import register as register_op_attr
+from xrelay.frontend.relay.structural_equal import (
+    assert_structural_equal,
+    structural_equal,
+)
+
+__all__ = [
+    "IRModule",
+    "TempOpAttr",
+    "assert_structural_equal",
+    "register_op_attr",
+    "structural_equal",
+]

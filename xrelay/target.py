@@ -1,0 +1,93 @@
+"""``xrelay.target`` (TVM's ``tvm.target``): a compilation target and the current one.
+
+    with Target("llvm -mcpu=skylake-avx512"):
+        mod = relay.transform.AlterOpLayout()(mod)   # reads the current target
+
+``Target(text)`` keeps the target string; ``kind`` is its first word, ``mcpu`` /
+``mattr`` / ``keys`` its options. xrelay compiles for the host CPU only: the target
+chooses the layout policy of AlterOpLayout (CPU targets block convolutions), not the
+code generator.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import ClassVar
+
+_CPU_KINDS = ("llvm", "c")
+
+
+class Target:
+    """A target string with TVM's accessors; a context manager making it current."""
+
+    _stack: ClassVar[list[Target]] = []
+
+    def __init__(self, target: str | Target, host: str | Target | None = None):
+        text = target.text if isinstance(target, Target) else str(target)
+        words = text.split()
+        if not words:
+            raise ValueError("a target needs a kind (llvm, c, ...)")
+        self.text = " ".join(words)
+        self.kind = words[0]
+        self.attrs: dict[str, str] = {}
+        for word in words[1:]:
+            if not word.startswith("-"):
+                raise ValueError(f"target option {word!r} must start with '-'")
+            name, _, value = word.lstrip("-").partition("=")
+            self.attrs[name] = value
+        self.host = Target(host) if isinstance(host, str) else host
+
+    @property
+    def mcpu(self) -> str:
+        return self.attrs.get("mcpu", "")
+
+    @property
+    def mattr(self) -> list[str]:
+        value = self.attrs.get("mattr", "")
+        return [a for a in value.split(",") if a]
+
+    @property
+    def keys(self) -> list[str]:
+        keys = [k for k in self.attrs.get("keys", "").split(",") if k]
+        if not keys and self.kind in _CPU_KINDS:
+            keys = ["cpu"]
+        return keys
+
+    def __enter__(self) -> Target:
+        Target._stack.append(self)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        Target._stack.pop()
+
+    @staticmethod
+    def current(allow_none: bool = True) -> Target | None:
+        """The innermost ``with Target(...)``, or None."""
+        if Target._stack:
+            return Target._stack[-1]
+        if not allow_none:
+            raise ValueError("no target is set: use `with Target(...)`")
+        return None
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Target({self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Target) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+def current_target_text(default: str) -> str:
+    """The current target's string, or ``default``."""
+    found = Target.current()
+    return default if found is None else found.text
