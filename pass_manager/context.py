@@ -173,6 +173,26 @@ class PassContext:
             if _stack.contexts and _stack.contexts[-1] is inner:
                 _stack.contexts.pop()
 
+    @contextmanager
+    def with_instruments(
+        self, first: Iterable[PassInstrument]
+    ) -> Generator[PassContext, None, None]:
+        """Within the block, a context like this one is current whose instruments are
+        ``first`` followed by this context's (those are not entered a second time;
+        ``first`` are neither entered nor exited)."""
+        extra = list(first)
+        _check_instruments(extra)
+        inner = PassContext(
+            self._opt_level, self._required, self._disabled, config=dict(self._config)
+        )
+        inner._set_instruments([*extra, *self._instruments])
+        _stack.contexts.append(inner)
+        try:
+            yield inner
+        finally:
+            if _stack.contexts and _stack.contexts[-1] is inner:
+                _stack.contexts.pop()
+
     def override_instruments(
         self, instruments: Iterable[PassInstrument] | None
     ) -> None:

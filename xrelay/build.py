@@ -60,7 +60,8 @@ def build(
     Returns a :class:`~xrelay.runtime.library.Library`: ``lib.create()`` gives a graph
     executor, ``lib(*arrays)`` runs once, ``lib.export_library(path)`` writes a shared
     library. ``keep_mlir`` keeps the memref-level kernels (``lib.get_source("mlir")``).
-    ``num_threads`` fixes how many threads run the model (default:
+    With ``$XRELAY_REPRODUCER_DIR`` set, a failing pass writes a crash reproducer
+    there (:mod:`xrelay.pass_manager.reproducer`). ``num_threads`` fixes how many threads run the model (default:
     ``$XRELAY_NUM_THREADS``, else the available cores for all but tiny models:
     :mod:`xrelay.runtime.threads`).
     """
@@ -70,8 +71,14 @@ def build(
     if not target.split() or target.split()[0] not in ("llvm", "c"):
         raise ValueError(f"unsupported target {target!r} (xrelay compiles for 'llvm')")
     from xrelay.lowering.pipeline import lower_model
+    from xrelay.pass_manager.reproducer import CrashReproducer, capture_crashes
 
-    module = optimize_module(mod, params)
+    # $XRELAY_REPRODUCER_DIR: a failing pass leaves a crash reproducer there
+    repro = CrashReproducer.from_environment(["relay-optimize"])
+    if repro is not None:
+        repro.check_destination()
+    with capture_crashes(repro):
+        module = optimize_module(mod, params)
     # the optimised module is build's own copy: lowered in place, and let go of
     lowered = lower_model(module, entry, keep_mlir=keep_mlir, in_place=True)
     del module
