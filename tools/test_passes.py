@@ -1,5 +1,7 @@
-"""TestBreakIR (``-p test-break-ir{mode=...}``): a pass for testing the tools, not
-for pipelines. It fails on purpose so that crash reproducers and pass diagnostics
+"""Passes for testing the tools, not for pipelines (registered with the others, kept
+out of ``xrelay.transforms``, which holds Relay's passes).
+
+TestBreakIR (``-p test-break-ir{mode=...}``): It fails on purpose so that crash reproducers and pass diagnostics
 can be tested end to end (MLIR keeps such passes as ``test-*`` passes in
 ``mlir-opt``).
 
