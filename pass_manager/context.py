@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from types import MappingProxyType, TracebackType
 from typing import Any
 
+from xrelay.pass_manager.analysis import AnalysisManager
 from xrelay.pass_manager.config import ConfigOption, list_configs, lookup_config
 from xrelay.pass_manager.info import PassInfo
 from xrelay.pass_manager.instrument import PassInstrument, TraceInstrument
@@ -61,6 +62,7 @@ class PassContext:
         "_opt_level",
         "_required",
         "_should_run",
+        "analyses",
         "immutable_module",
         "instrumented",
         "verify_each",
@@ -82,6 +84,8 @@ class PassContext:
         for key, value in (config or {}).items():
             converted[key] = lookup_config(key).convert(value)
         self._config: Mapping[str, Any] = MappingProxyType(converted)
+        self.analyses = AnalysisManager(bool(self.get_config("xrelay.cache_analyses")))
+        """Cached analyses of the module being optimised (:mod:`.analysis`)."""
         self.verify_each: bool = bool(self.get_config("xrelay.verify_each"))
         """Cached ``xrelay.verify_each`` (read on every pass)."""
         self.immutable_module: bool = bool(self.get_config("testing.immutable_module"))
@@ -165,6 +169,7 @@ class PassContext:
         inner = PassContext(
             opt_level, self._required, self._disabled, config=dict(self._config)
         )
+        inner.analyses = self.analyses
         inner._set_instruments(self._instruments)
         _stack.contexts.append(inner)
         try:
@@ -185,6 +190,7 @@ class PassContext:
         inner = PassContext(
             self._opt_level, self._required, self._disabled, config=dict(self._config)
         )
+        inner.analyses = self.analyses
         inner._set_instruments([*extra, *self._instruments])
         _stack.contexts.append(inner)
         try:

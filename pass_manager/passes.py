@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.pass_manager.analysis import ALL
 from xrelay.pass_manager.context import PassContext
 from xrelay.pass_manager.info import PassInfo
 
@@ -157,6 +158,9 @@ def run_pass(
         except Exception as e:
             _note_pass(e, info.name)
             raise
+    analyses = ctx.analyses
+    if analyses:  # drop the cached analyses the pass did not preserve
+        analyses.after_pass(pass_.PRESERVES)
     if snapshot is not None and not snapshot.is_structurally_equivalent(work):
         err = PassContractError(
             f"Immutable module has been modified in pass: {info.name}"
@@ -225,6 +229,10 @@ class Pass:
 
     KIND: ClassVar[str] = "Module"
 
+    PRESERVES: ClassVar[frozenset[str]] = frozenset()
+    """The analyses (:mod:`.analysis`) this pass keeps valid; ``ALL`` when it changes
+    nothing or invalidates precisely what it changed. Default: none."""
+
     info: PassInfo
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
@@ -238,7 +246,14 @@ class Pass:
         outermost = _state.depth == 0
         if outermost and ctx.verify_each:
             _verify(op, "the input module does not verify")
-        result = run_pass(self, op, ctx, kind, copy=outermost)
+        if not outermost:
+            result = run_pass(self, op, ctx, kind, copy=False)
+        else:  # analyses are cached for one pipeline run
+            ctx.analyses.clear()
+            try:
+                result = run_pass(self, op, ctx, kind, copy=True)
+            finally:
+                ctx.analyses.clear()
         if result is op:
             return mod
         return kind.wrap(result)
@@ -299,6 +314,7 @@ class FunctionPass(Pass):
     """
 
     KIND = "Function"
+    PRESERVES = ALL  # invalidates the functions it changed, then runs InferType
 
     def __init__(
         self, pass_func: Callable[[FuncOp, Any, PassContext], Any], info: PassInfo
@@ -311,14 +327,20 @@ class FunctionPass(Pass):
         before = _function_names(op)
         user_mod = kind.wrap(op)
         block = op.body.block
+        analyses = ctx.analyses
         for func in optimizable_functions(op):
             if func.parent is not block:  # removed on the way: reported below
                 continue
+            analyses.reported = None
             new = self.pass_func(func, user_mod, ctx)
             if not isinstance(new, FuncOp):
                 new = _as_func_op(new, func, self.info.name)
             if new is not func:
                 _replace_function(op, func, new)
+                analyses.invalidate_function(func)
+            else:  # what the pass function said it kept (``analyses.preserve``)
+                analyses.invalidate_function(func, analyses.reported)
+            analyses.reported = None
         after = _function_names(op)
         if after != before:
             added = sorted(set(after) - set(before))
@@ -368,6 +390,7 @@ class Sequential(Pass):
     ``required`` (looked up in the registry) and the child itself."""
 
     KIND = "Sequential"
+    PRESERVES = ALL  # each child invalidates what it changed
 
     def __init__(
         self,
@@ -528,6 +551,7 @@ class PrintIR(ModulePass):
     opt_level 0). Large constants are elided unless ``show_meta_data``."""
 
     MUTATES_INPUT = False
+    PRESERVES = ALL
 
     def __init__(self, header: str = "", show_meta_data: bool = False):
         super().__init__(self._print, PassInfo(0, "PrintIR"))
@@ -549,12 +573,20 @@ class PrintIR(ModulePass):
 
 def apply_in_place(pass_: Pass, op: ModuleOp) -> None:
     """Run a pass on ``op`` in place (instrumented, in the current context), as a pass
-    nested in an outer pipeline: how xDSL's ``PassPipeline`` drives xrelay passes."""
+    nested in an outer pipeline: how xDSL's ``PassPipeline`` drives xrelay passes
+    (called from outside any pass, it starts with no cached analyses: whatever ran
+    before may have changed the module)."""
+    ctx = PassContext.current()
+    outermost = _state.depth == 0
+    if outermost:
+        ctx.analyses.clear()
     _state.depth += 1
     try:
-        result = run_pass(pass_, op, PassContext.current(), PLAIN_MODULE, copy=False)
+        result = run_pass(pass_, op, ctx, PLAIN_MODULE, copy=False)
     finally:
         _state.depth -= 1
+        if outermost:
+            ctx.analyses.clear()
     if result is not op:  # the pass built a new module: move its contents over
         block = op.body.block
         for old in list(block.ops):
