@@ -62,9 +62,12 @@ class PassContext:
         "_opt_level",
         "_required",
         "_should_run",
+        "after_hooks",
         "analyses",
+        "before_hooks",
         "immutable_module",
         "instrumented",
+        "should_run_hooks",
         "verify_each",
     )
 
@@ -245,6 +248,19 @@ class PassContext:
         self._after = [
             h for i in insts if (h := i.overridden("run_after_pass")) is not None
         ]
+        self.should_run_hooks: tuple[Callable[[Any, PassInfo], Any], ...] = tuple(
+            self._should_run
+        )
+        """The overridden ``should_run`` hooks (read on every pass; the pass
+        manager calls them through :meth:`instrument_should_run`)."""
+        self.before_hooks: tuple[Callable[[Any, PassInfo], Any], ...] = tuple(
+            self._before
+        )
+        """The overridden ``run_before_pass`` hooks, in instrument order."""
+        self.after_hooks: tuple[Callable[[Any, PassInfo], Any], ...] = tuple(
+            self._after
+        )
+        """The overridden ``run_after_pass`` hooks, in instrument order."""
         self.instrumented: bool = bool(self._should_run or self._before or self._after)
         """Whether any instrument has a pass hook (read on every pass)."""
 

@@ -133,15 +133,23 @@ def run_pass(
     """
     info = pass_.info
     hooked = ctx.instrumented
-    if hooked and not _as_outermost(ctx.instrument_should_run, kind.wrap(op), info):
+    if (
+        hooked
+        and ctx.should_run_hooks
+        and not _as_outermost(ctx.instrument_should_run, kind.wrap(op), info)
+    ):
         return op
     snapshot: ModuleOp | None = None
     if ctx.immutable_module:
         work, snapshot = _immutable_work(pass_, op, copy)
     else:
         work = op.clone() if copy else op
-    if hooked:
-        _as_outermost(ctx.instrument_before, kind.wrap(work), info)
+    if hooked and ctx.before_hooks:
+        _call_hooks(
+            ctx.before_hooks,
+            work if kind.wrapper is None else kind.wrapper(work),
+            info,
+        )
     if copy:  # the outermost call: passes called from inside work in place
         state = _state
         state.depth += 1
@@ -169,9 +177,32 @@ def run_pass(
         raise err
     if ctx.verify_each and info.kind != "sequential":
         _verify(result, f"the IR after pass '{info.name}' does not verify", info.name)
-    if hooked:
-        _as_outermost(ctx.instrument_after, kind.wrap(result), info)
+    if hooked and ctx.after_hooks:
+        _call_hooks(
+            ctx.after_hooks,
+            result if kind.wrapper is None else kind.wrapper(result),
+            info,
+        )
     return result
+
+
+def _call_hooks(
+    hooks: Sequence[Callable[[Any, PassInfo], Any]], mod: Any, info: PassInfo
+) -> None:
+    """Call instrument hooks in order, as outside any pass body (see
+    :func:`_as_outermost`; one depth switch for all of them)."""
+    state = _state
+    depth = state.depth
+    if not depth:
+        for hook in hooks:
+            hook(mod, info)
+        return
+    state.depth = 0
+    try:
+        for hook in hooks:
+            hook(mod, info)
+    finally:
+        state.depth = depth
 
 
 def _as_outermost(hook: Callable[[Any, PassInfo], _T], mod: Any, info: PassInfo) -> _T:
