@@ -87,10 +87,10 @@ class AnalysisManager:
         return self._results.get((analysis.name, target))
 
     def put(self, analysis: Analysis[_T], target: Operation, value: _T) -> None:
-        """Record a result computed elsewhere (InferType records ``TYPES``)."""
+        """Record a result computed elsewhere (InferType records ``TYPES``; it
+        counts its inferences in ``computed`` itself)."""
         if self.enabled:
             self._results[(analysis.name, target)] = value
-        self.computed[analysis.name] += 1
 
     def preserve(self, *names: str) -> None:
         """Called by a function pass's function: the visited function keeps these

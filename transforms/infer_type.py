@@ -65,11 +65,27 @@ def infer_types(module: ModuleOp, analyses: AnalysisManager | None = None) -> No
         if am.cached(TYPES, func) != seen:
             infer_function(func)
             am.put(TYPES, func, seen)
+            am.computed[TYPES.name] += 1
         active.pop()
         done.add(name)
 
     for func in funcs.values():
         visit(func)
+
+
+def mark_inferred(module: ModuleOp, analyses: AnalysisManager) -> None:
+    """Record ``TYPES`` for every function of ``module``, as InferType would: for a
+    pass that built the module with complete, consistent types (FuseOps)."""
+    funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
+    for func in funcs.values():
+        analyses.put(
+            TYPES,
+            func,
+            tuple(
+                funcs[c].function_type if c in funcs else None
+                for c in analyses.get(CALLEES, func)
+            ),
+        )
 
 
 def infer_function(func: FuncOp) -> None:

@@ -183,3 +183,29 @@ def test_optimize_agrees_with_and_without_the_cache(
         with PassContext(opt_level=opt_level, config=config):
             outs.append(str(optimize(parse(PROGRAM))))
     assert outs[0] == outs[1]
+
+
+CONV = """
+func.func @main(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = relay.constant dense<0.5> : tensor<4x3x3x3xf32>
+  %0 = relay.nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, channels = 4 : i64, kernel_size = array<i64: 3, 3>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %1 = relay.nn.relu %0 : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %2 = relay.nn.max_pool2d %1 {pool_size = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %3 = relay.add %2, %1 : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  func.return %3 : tensor<1x4x8x8xf32>
+}
+"""
+
+
+def test_fuse_ops_leaves_valid_types(parse: Callable[[str], ModuleOp]):
+    """FuseOps (and the InferType it requires) reuse the types; the kernels it makes
+    are recorded as inferred, and re-inferring them would change nothing."""
+    passes = [get_pass("InferType"), get_pass("FuseOps"), get_pass("InferType")]
+    with PassContext(opt_level=3) as ctx:
+        out = Sequential(passes)(parse(CONV))
+    assert ctx.analyses.computed["types"] == 1  # @main, once
+    kernels = [f for f in out.ops if isinstance(f, FuncOp)]
+    assert len(kernels) == 3  # @main and two kernels
+    before = str(out)
+    with PassContext(config={"xrelay.cache_analyses": False}):
+        assert str(get_pass("InferType")(out)) == before
