@@ -46,3 +46,7 @@ mlir_opt = shutil.which("mlir-opt-22") or shutil.which("mlir-opt")
 if mlir_opt:
     config.available_features.add("mlir-opt")  # noqa: F821
     config.substitutions.append(("%mlir-opt", mlir_opt))  # noqa: F821
+
+# Graphviz's dot renders view-graph pictures (tests of rendering: REQUIRES: dot)
+if shutil.which("dot"):
+    config.available_features.add("dot")  # noqa: F821

@@ -4,8 +4,9 @@ PassPipeline measured in the same process.
 
     .venv/bin/python bench/pass_manager_overhead.py [--passes 1000] [--repeat 11]
 
-Target (issue 3): at most 1.5 µs per pass plain (TVM 0.27's C++ pass manager measured
-0.75 µs on this machine kind). Figures only; nothing here passes or fails.
+Targets: at most 1.5 µs per pass plain (issue 3; TVM 0.27's C++ pass manager measured
+0.75 µs on this machine kind); PassTimingInstrument at most 1.0 µs per pass on top of
+that, a no-op Python instrument at most 1.5 µs per pass (issue 16). Figures only; nothing here passes or fails.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ from xrelay.pass_manager.passes import ModulePass
 
 TVM_US_PER_PASS = 0.75
 TARGET_US_PER_PASS = 1.5
+TARGET_TIMING_US = 1.0
+"""PassTimingInstrument: at most this much per pass on top of the plain cost."""
+TARGET_NOOP_US = 1.5
+"""A Python instrument overriding should_run, run_before_pass, run_after_pass with
+no-ops: at most this much per pass."""
 
 
 def small_module() -> ModuleOp:
@@ -127,6 +133,18 @@ def main() -> None:
     verdict = "meets" if plain <= TARGET_US_PER_PASS else "misses"
     print(
         f"plain: {plain:.3f} µs/pass {verdict} the {TARGET_US_PER_PASS} µs/pass target"
+    )
+    timing = results["PassTimingInstrument"] - plain
+    verdict = "meets" if timing <= TARGET_TIMING_US else "misses"
+    print(
+        f"PassTimingInstrument: +{timing:.3f} µs/pass over plain, {verdict} the "
+        f"+{TARGET_TIMING_US} µs/pass target (issue 16)"
+    )
+    noop_us = results["one no-op Python instrument"]
+    verdict = "meets" if noop_us <= TARGET_NOOP_US else "misses"
+    print(
+        f"one no-op Python instrument: {noop_us:.3f} µs/pass (+{noop_us - plain:.3f} over "
+        f"plain), {verdict} the {TARGET_NOOP_US} µs/pass target (issue 16)"
     )
 
 

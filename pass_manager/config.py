@@ -143,6 +143,13 @@ VERIFY_EACH = register_config(
     True,
     "verify the IR after every pass and name the pass that broke it",
 )
+CACHE_ANALYSES = register_config(
+    "xrelay.cache_analyses",
+    bool,
+    True,
+    "cache analyses (types, call graph, ...) between passes and recompute only what a "
+    "pass invalidated; off: every request computes (for comparisons)",
+)
 FUSE_MAX_DEPTH = register_config(
     "relay.FuseOps.max_depth", int, 256, "the largest number of ops in one fused group"
 )

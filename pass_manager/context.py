@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from types import MappingProxyType, TracebackType
 from typing import Any
 
+from xrelay.pass_manager.analysis import AnalysisManager
 from xrelay.pass_manager.config import ConfigOption, list_configs, lookup_config
 from xrelay.pass_manager.info import PassInfo
 from xrelay.pass_manager.instrument import PassInstrument, TraceInstrument
@@ -61,8 +62,12 @@ class PassContext:
         "_opt_level",
         "_required",
         "_should_run",
+        "after_hooks",
+        "analyses",
+        "before_hooks",
         "immutable_module",
         "instrumented",
+        "should_run_hooks",
         "verify_each",
     )
 
@@ -82,6 +87,8 @@ class PassContext:
         for key, value in (config or {}).items():
             converted[key] = lookup_config(key).convert(value)
         self._config: Mapping[str, Any] = MappingProxyType(converted)
+        self.analyses = AnalysisManager(bool(self.get_config("xrelay.cache_analyses")))
+        """Cached analyses of the module being optimised (:mod:`.analysis`)."""
         self.verify_each: bool = bool(self.get_config("xrelay.verify_each"))
         """Cached ``xrelay.verify_each`` (read on every pass)."""
         self.immutable_module: bool = bool(self.get_config("testing.immutable_module"))
@@ -165,7 +172,29 @@ class PassContext:
         inner = PassContext(
             opt_level, self._required, self._disabled, config=dict(self._config)
         )
+        inner.analyses = self.analyses
         inner._set_instruments(self._instruments)
+        _stack.contexts.append(inner)
+        try:
+            yield inner
+        finally:
+            if _stack.contexts and _stack.contexts[-1] is inner:
+                _stack.contexts.pop()
+
+    @contextmanager
+    def with_instruments(
+        self, first: Iterable[PassInstrument]
+    ) -> Generator[PassContext, None, None]:
+        """Within the block, a context like this one is current whose instruments are
+        ``first`` followed by this context's (those are not entered a second time;
+        ``first`` are neither entered nor exited)."""
+        extra = list(first)
+        _check_instruments(extra)
+        inner = PassContext(
+            self._opt_level, self._required, self._disabled, config=dict(self._config)
+        )
+        inner.analyses = self.analyses
+        inner._set_instruments([*extra, *self._instruments])
         _stack.contexts.append(inner)
         try:
             yield inner
@@ -219,6 +248,19 @@ class PassContext:
         self._after = [
             h for i in insts if (h := i.overridden("run_after_pass")) is not None
         ]
+        self.should_run_hooks: tuple[Callable[[Any, PassInfo], Any], ...] = tuple(
+            self._should_run
+        )
+        """The overridden ``should_run`` hooks (read on every pass; the pass
+        manager calls them through :meth:`instrument_should_run`)."""
+        self.before_hooks: tuple[Callable[[Any, PassInfo], Any], ...] = tuple(
+            self._before
+        )
+        """The overridden ``run_before_pass`` hooks, in instrument order."""
+        self.after_hooks: tuple[Callable[[Any, PassInfo], Any], ...] = tuple(
+            self._after
+        )
+        """The overridden ``run_after_pass`` hooks, in instrument order."""
         self.instrumented: bool = bool(self._should_run or self._before or self._after)
         """Whether any instrument has a pass hook (read on every pass)."""
 

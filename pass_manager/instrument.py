@@ -83,21 +83,43 @@ def pass_instrument(pi_cls: type | None = None) -> Any:
 
 
 class _Profile:
-    """One profiled pass call (a plain slotted class: it is made on every pass)."""
+    """One profiled pass call of a rendered tree."""
 
-    __slots__ = ("children", "duration", "name", "start")
+    __slots__ = ("children", "duration", "name")
 
-    def __init__(self, name: str, start: float):
+    def __init__(self, name: str, duration: float, children: list[_Profile]):
         self.name = name
-        self.start = start
-        self.duration = 0.0
-        self.children: list[_Profile] = []
+        self.duration = duration
+        self.children = children
 
 
 class _TimingState(threading.local):
+    """The passes timed on this thread, as flat lists (no object per pass: timing
+    must cost well under a microsecond per pass); ``render`` builds the tree."""
+
     def __init__(self) -> None:
-        self.roots: list[_Profile] = []
-        self.stack: list[_Profile] = []
+        self.open: list[float] = []
+        """Start times of the passes running now (innermost last)."""
+        self.names: list[str] = []
+        """Finished passes, in the order they finished (children before parents),
+        with their nesting depth, start and end times."""
+        self.depths: list[int] = []
+        self.starts: list[float] = []
+        self.ends: list[float] = []
+
+    def clear(self) -> None:
+        for lst in (self.open, self.names, self.depths, self.starts, self.ends):
+            lst.clear()
+
+    def tree(self) -> list[_Profile]:
+        """The finished passes as trees (roots in order)."""
+        waiting: dict[int, list[_Profile]] = {}  # finished children by depth
+        for name, depth, start, end in zip(
+            self.names, self.depths, self.starts, self.ends, strict=True
+        ):
+            node = _Profile(name, end - start, waiting.pop(depth + 1, []))
+            waiting.setdefault(depth, []).append(node)
+        return waiting.get(0, [])
 
 
 _timing = _TimingState()
@@ -109,21 +131,21 @@ class PassTimingInstrument(PassInstrument):
     ``name: <total>us [<self>us] (<% of all top-level>; <% of parent>)``."""
 
     def run_before_pass(self, mod: Any, info: PassInfo) -> None:
-        stack = _timing.stack
-        node = _Profile(info.name, perf_counter())
-        (stack[-1].children if stack else _timing.roots).append(node)
-        stack.append(node)
+        _timing.open.append(perf_counter())
 
     def run_after_pass(self, mod: Any, info: PassInfo) -> None:
         end = perf_counter()
-        node = _timing.stack.pop()
-        node.duration = end - node.start
+        t = _timing
+        opened = t.open
+        t.starts.append(opened.pop())
+        t.ends.append(end)
+        t.depths.append(len(opened))
+        t.names.append(info.name)
 
     def exit_pass_ctx(self) -> None:
         # TVM clears only the tree, so a pass that raised leaves its node on the stack
         # and every later render() on the thread fails; xrelay clears both.
-        _timing.roots.clear()
-        _timing.stack.clear()
+        _timing.clear()
 
     @staticmethod
     def render() -> str:
@@ -131,12 +153,13 @@ class PassTimingInstrument(PassInstrument):
         ("" and a logged warning when nothing was profiled). Raises while a profiled
         pass has not finished: inside a pass, or after a pass raised (until the
         context is exited, which clears the tree)."""
-        if _timing.stack:
+        if _timing.open:
             raise RuntimeError("cannot print pass profile while still in a pass!")
-        if not _timing.roots:
+        roots = _timing.tree()
+        if not roots:
             _log.warning("no passes have been profiled, did you enable pass profiling?")
             return ""
-        total = sum(r.duration for r in _timing.roots)
+        total = sum(r.duration for r in roots)
         lines: list[str] = []
 
         def emit(node: _Profile, depth: int, parent_total: float) -> None:
@@ -150,7 +173,7 @@ class PassTimingInstrument(PassInstrument):
             for child in node.children:
                 emit(child, depth + 1, node.duration)
 
-        for root in _timing.roots:
+        for root in roots:
             emit(root, 0, total)
         return "\n".join(lines) + "\n"
 

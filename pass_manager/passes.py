@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.pass_manager.analysis import ALL
 from xrelay.pass_manager.context import PassContext
 from xrelay.pass_manager.info import PassInfo
 
@@ -132,15 +133,23 @@ def run_pass(
     """
     info = pass_.info
     hooked = ctx.instrumented
-    if hooked and not _as_outermost(ctx.instrument_should_run, kind.wrap(op), info):
+    if (
+        hooked
+        and ctx.should_run_hooks
+        and not _as_outermost(ctx.instrument_should_run, kind.wrap(op), info)
+    ):
         return op
     snapshot: ModuleOp | None = None
     if ctx.immutable_module:
         work, snapshot = _immutable_work(pass_, op, copy)
     else:
         work = op.clone() if copy else op
-    if hooked:
-        _as_outermost(ctx.instrument_before, kind.wrap(work), info)
+    if hooked and ctx.before_hooks:
+        _call_hooks(
+            ctx.before_hooks,
+            work if kind.wrapper is None else kind.wrapper(work),
+            info,
+        )
     if copy:  # the outermost call: passes called from inside work in place
         state = _state
         state.depth += 1
@@ -157,6 +166,9 @@ def run_pass(
         except Exception as e:
             _note_pass(e, info.name)
             raise
+    analyses = ctx.analyses
+    if analyses:  # drop the cached analyses the pass did not preserve
+        analyses.after_pass(pass_.PRESERVES)
     if snapshot is not None and not snapshot.is_structurally_equivalent(work):
         err = PassContractError(
             f"Immutable module has been modified in pass: {info.name}"
@@ -165,9 +177,32 @@ def run_pass(
         raise err
     if ctx.verify_each and info.kind != "sequential":
         _verify(result, f"the IR after pass '{info.name}' does not verify", info.name)
-    if hooked:
-        _as_outermost(ctx.instrument_after, kind.wrap(result), info)
+    if hooked and ctx.after_hooks:
+        _call_hooks(
+            ctx.after_hooks,
+            result if kind.wrapper is None else kind.wrapper(result),
+            info,
+        )
     return result
+
+
+def _call_hooks(
+    hooks: Sequence[Callable[[Any, PassInfo], Any]], mod: Any, info: PassInfo
+) -> None:
+    """Call instrument hooks in order, as outside any pass body (see
+    :func:`_as_outermost`; one depth switch for all of them)."""
+    state = _state
+    depth = state.depth
+    if not depth:
+        for hook in hooks:
+            hook(mod, info)
+        return
+    state.depth = 0
+    try:
+        for hook in hooks:
+            hook(mod, info)
+    finally:
+        state.depth = depth
 
 
 def _as_outermost(hook: Callable[[Any, PassInfo], _T], mod: Any, info: PassInfo) -> _T:
@@ -225,6 +260,10 @@ class Pass:
 
     KIND: ClassVar[str] = "Module"
 
+    PRESERVES: ClassVar[frozenset[str]] = frozenset()
+    """The analyses (:mod:`.analysis`) this pass keeps valid; ``ALL`` when it changes
+    nothing or invalidates precisely what it changed. Default: none."""
+
     info: PassInfo
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
@@ -238,7 +277,14 @@ class Pass:
         outermost = _state.depth == 0
         if outermost and ctx.verify_each:
             _verify(op, "the input module does not verify")
-        result = run_pass(self, op, ctx, kind, copy=outermost)
+        if not outermost:
+            result = run_pass(self, op, ctx, kind, copy=False)
+        else:  # analyses are cached for one pipeline run
+            ctx.analyses.clear()
+            try:
+                result = run_pass(self, op, ctx, kind, copy=True)
+            finally:
+                ctx.analyses.clear()
         if result is op:
             return mod
         return kind.wrap(result)
@@ -299,6 +345,7 @@ class FunctionPass(Pass):
     """
 
     KIND = "Function"
+    PRESERVES = ALL  # invalidates the functions it changed, then runs InferType
 
     def __init__(
         self, pass_func: Callable[[FuncOp, Any, PassContext], Any], info: PassInfo
@@ -311,14 +358,20 @@ class FunctionPass(Pass):
         before = _function_names(op)
         user_mod = kind.wrap(op)
         block = op.body.block
+        analyses = ctx.analyses
         for func in optimizable_functions(op):
             if func.parent is not block:  # removed on the way: reported below
                 continue
+            analyses.reported = None
             new = self.pass_func(func, user_mod, ctx)
             if not isinstance(new, FuncOp):
                 new = _as_func_op(new, func, self.info.name)
             if new is not func:
                 _replace_function(op, func, new)
+                analyses.invalidate_function(func)
+            else:  # what the pass function said it kept (``analyses.preserve``)
+                analyses.invalidate_function(func, analyses.reported)
+            analyses.reported = None
         after = _function_names(op)
         if after != before:
             added = sorted(set(after) - set(before))
@@ -368,6 +421,7 @@ class Sequential(Pass):
     ``required`` (looked up in the registry) and the child itself."""
 
     KIND = "Sequential"
+    PRESERVES = ALL  # each child invalidates what it changed
 
     def __init__(
         self,
@@ -528,6 +582,7 @@ class PrintIR(ModulePass):
     opt_level 0). Large constants are elided unless ``show_meta_data``."""
 
     MUTATES_INPUT = False
+    PRESERVES = ALL
 
     def __init__(self, header: str = "", show_meta_data: bool = False):
         super().__init__(self._print, PassInfo(0, "PrintIR"))
@@ -549,12 +604,20 @@ class PrintIR(ModulePass):
 
 def apply_in_place(pass_: Pass, op: ModuleOp) -> None:
     """Run a pass on ``op`` in place (instrumented, in the current context), as a pass
-    nested in an outer pipeline: how xDSL's ``PassPipeline`` drives xrelay passes."""
+    nested in an outer pipeline: how xDSL's ``PassPipeline`` drives xrelay passes
+    (called from outside any pass, it starts with no cached analyses: whatever ran
+    before may have changed the module)."""
+    ctx = PassContext.current()
+    outermost = _state.depth == 0
+    if outermost:
+        ctx.analyses.clear()
     _state.depth += 1
     try:
-        result = run_pass(pass_, op, PassContext.current(), PLAIN_MODULE, copy=False)
+        result = run_pass(pass_, op, ctx, PLAIN_MODULE, copy=False)
     finally:
         _state.depth -= 1
+        if outermost:
+            ctx.analyses.clear()
     if result is not op:  # the pass built a new module: move its contents over
         block = op.body.block
         for old in list(block.ops):

@@ -110,6 +110,8 @@ def _load() -> None:
         _loaded = True
         importlib.import_module("xrelay.transforms")  # registers Relay's passes
         importlib.import_module("xrelay.lowering")  # registers the lowering passes
+        importlib.import_module("xrelay.tools.test_passes")  # test-break-ir
+        importlib.import_module("xrelay.tools.view_graph")  # view-graph
 
 
 _TVM_PREFIXES = ("relay._transform.", "relay.transform.", "transform.")

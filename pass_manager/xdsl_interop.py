@@ -141,7 +141,8 @@ def pattern_pass(
             apply_recursively=True,
             walk_reverse=walk_reverse,
         )
-        walker.rewrite_region(func.body)
+        if not walker.rewrite_region(func.body):
+            ctx.analyses.preserve()  # nothing changed
         return func
 
     return FunctionPass(rewrite, PassInfo(opt_level, name, required))

@@ -41,6 +41,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from xrelay.runtime.executor import aligned_empty
 from xrelay.runtime.spec import ModelSpec
+from xrelay.target import current_target_text
 
 ENV = "XRELAY_CACHE_DIR"
 MAGIC = b"XRELAYC\x01"
@@ -162,6 +163,8 @@ def build_key(
     for k in sorted(ctx.config):
         h.update(f"config {k}={ctx.config[k]!r}\n".encode())
     h.update(f"tile {os.environ.get('XRELAY_TILE_ROWS', '').strip()}\n".encode())
+    # `with Target(...)` chooses AlterOpLayout's policy
+    h.update(f"target {current_target_text('')}\n".encode())
     for name in sorted(params or {}):
         arr = np.ascontiguousarray(np.asarray((params or {})[name]))
         h.update(f"param {name} {arr.dtype.str} {arr.shape}\n".encode())

@@ -105,6 +105,72 @@ def _opt_level(text: str) -> int:
     return value
 
 
+def add_reproducer_arguments(parser: argparse.ArgumentParser, with_file: bool) -> None:
+    """``--reproducer-dir``, ``--local-reproducer`` (and ``--crash-reproducer FILE``
+    with ``with_file``)."""
+    from xrelay.pass_manager.reproducer import ENV_DIR
+
+    group = parser.add_argument_group(
+        "crash reproducers (MLIR's --mlir-pass-pipeline-crash-reproducer)"
+    )
+    if with_file:
+        group.add_argument(
+            "--crash-reproducer",
+            metavar="FILE",
+            default=None,
+            help="when a pass fails, write FILE: the IR before the failing pass, the "
+            "pipeline from it on and the PassContext",
+        )
+    group.add_argument(
+        "--reproducer-dir",
+        metavar="DIR",
+        default=None,
+        help=f"when a pass fails, write DIR/xrelay-reproducer-<n>.mlir (default: "
+        f"${ENV_DIR}); replay it with xrelay-opt --run-reproducer",
+    )
+    group.add_argument(
+        "--local-reproducer",
+        action="store_true",
+        help="reproduce with the innermost failing pass alone, on the IR it got "
+        "(snapshots the IR before every pass)",
+    )
+
+
+def crash_reproducer(args: argparse.Namespace, specs: Sequence[str]) -> Any:
+    """The :class:`~xrelay.pass_manager.reproducer.CrashReproducer` the flags (or
+    ``$XRELAY_REPRODUCER_DIR``) ask for, its destination checked; None if none."""
+    from pathlib import Path
+
+    from xrelay.pass_manager.reproducer import CrashReproducer, ReproducerError
+
+    local = bool(args.local_reproducer)
+    path = getattr(args, "crash_reproducer", None)
+    if path is not None:
+        repro = CrashReproducer(path=Path(path), local=local, specs=specs)
+    elif args.reproducer_dir is not None:
+        repro = CrashReproducer(
+            directory=Path(args.reproducer_dir), local=local, specs=specs
+        )
+    else:
+        repro = CrashReproducer.from_environment(specs, local or None)
+    if repro is not None:
+        try:
+            repro.check_destination()
+        except ReproducerError as e:
+            raise UserError(str(e)) from e
+    return repro
+
+
+def print_reproducer_note(prog: str, e: BaseException) -> None:
+    """``<prog>: note: crash reproducer written to ...`` if one was written for
+    ``e`` (or could not be)."""
+    from xrelay.pass_manager.reproducer import reproducer_note
+
+    note = reproducer_note(e)
+    if note is not None:
+        print(f"{prog}: note: {note}", file=sys.stderr)
+
+
 # ---------------------------------------------------------------------------------------
 # Names, config, the context
 # ---------------------------------------------------------------------------------------

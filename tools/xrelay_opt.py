@@ -42,6 +42,7 @@ from xrelay.pass_manager import (
     PrintAfterAll,
     PrintBefore,
     PrintBeforeAll,
+    reproducer,
 )
 from xrelay.tools import cli, universe
 from xrelay.tools.diagnostics import UserError, first_line, located, report, warn
@@ -213,6 +214,14 @@ class XRelayOptMain(xDSLOptMain):
             help="time every pass, nested passes included, and print the "
             "PassTimingInstrument tree on stderr at the end",
         )
+        cli.add_reproducer_arguments(arg_parser, with_file=True)
+        repro = arg_parser.add_argument_group("replaying")
+        repro.add_argument(
+            "--run-reproducer",
+            metavar="FILE",
+            default=None,
+            help="replay a crash reproducer: its IR, pipeline and PassContext",
+        )
         group.add_argument(
             "--print-between-passes",
             action="store_true",
@@ -223,10 +232,40 @@ class XRelayOptMain(xDSLOptMain):
 
     def setup_pipeline(self) -> None:
         """The ``-p`` passes, run by :meth:`apply_passes` (unknown passes and bad
-        options are one-line errors)."""
+        options are one-line errors); under ``--run-reproducer``, the reproducer's
+        file, pipeline and PassContext."""
+        self.replay: reproducer.Reproducer | None = None
+        if self.args.run_reproducer is not None:
+            self._load_reproducer(self.args.run_reproducer)
         self.pipeline = PassPipeline(
             cli.build_pipeline(self.available_passes, self.args.passes)
         )
+
+    def _load_reproducer(self, path: str) -> None:
+        args = self.args
+        if args.input_file is not None:
+            raise UserError("--run-reproducer: give the reproducer, not an input file")
+        if args.passes:
+            raise UserError("--run-reproducer: -p is taken from the reproducer")
+        try:
+            with open(path) as f:
+                text = f.read()
+        except OSError as e:
+            raise UserError(
+                f"--run-reproducer {path}: cannot read: {e.strerror}"
+            ) from e
+        try:
+            self.replay = reproducer.Reproducer.parse(text)
+        except reproducer.ReproducerError as e:
+            raise UserError(str(e), f"{path}:{e.line or 1}:1") from e
+        args.input_file = path
+        args.passes = self.replay.pipeline
+
+    def crash_reproducer(self) -> reproducer.CrashReproducer | None:
+        """Where a failing pass writes its reproducer (``--crash-reproducer``,
+        ``--reproducer-dir``, ``$XRELAY_REPRODUCER_DIR``), if anywhere."""
+        specs = [str(p.pipeline_pass_spec()) for p in self.pipeline.passes]
+        return cli.crash_reproducer(self.args, specs)
 
     def apply_passes(self, prog: ModuleOp) -> None:
         """Verify the input (unless ``--disable-verify``), then run every ``-p`` pass
@@ -261,7 +300,14 @@ class XRelayOptMain(xDSLOptMain):
             instruments.append(PrintAfter(after, file=sys.stderr))
         if args.print_ir_after_all:
             instruments.append(PrintAfterAll(file=sys.stderr))
-        extra = {"xrelay.verify_each": False} if args.disable_verify else None
+        extra: dict[str, Any] = {}
+        if self.replay is not None:  # the reproducer's context, the flags on top
+            extra.update(self.replay.config)
+            args.opt_level = self.replay.opt_level
+            args.required_pass = [*self.replay.required_pass, *args.required_pass]
+            args.disabled_pass = [*self.replay.disabled_pass, *args.disabled_pass]
+        if args.disable_verify:
+            extra["xrelay.verify_each"] = False
         ctx = cli.build_pass_context(args, PROG, instruments, known, extra)
         disabled = set(ctx.disabled_pass)
         for xdsl_pass in self.pipeline.passes:
@@ -298,6 +344,7 @@ class XRelayOptMain(xDSLOptMain):
             sys.stdout.write(cli.list_pass_configs())
             return
         ctx = self.pass_context()
+        self.reproducer = self.crash_reproducer()
         with printing.elide_constants(args.elide_constants), ctx:
             self._run_chunks()
             if args.time_passes:
@@ -328,7 +375,8 @@ class XRelayOptMain(xDSLOptMain):
                         output.write("// -----\n")
                     module = self.parse_chunk(chunk, file_extension, offset)
                     if module is not None:
-                        self.apply_passes(module)
+                        with reproducer.capture_crashes(self.reproducer):
+                            self.apply_passes(module)
                         output.write(self._emit(module))
                     output.flush()
                 except ParseError as e:
@@ -427,6 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if debug:
             raise
         report(PROG, e)
+        cli.print_reproducer_note(PROG, e)
         return 1
     return 0
 

@@ -154,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print a progress line on stderr when compiling takes longer (default 1.5)",
     )
     cli.add_pass_context_arguments(parser)
+    cli.add_reproducer_arguments(parser, with_file=False)
     parser.add_argument(
         "--debug", action="store_true", help="show Python tracebacks on errors"
     )
@@ -365,6 +366,7 @@ def compile_model(model: Model, args: argparse.Namespace, executor: str) -> Comp
     """Run the pipeline (interpreter) or ``xrelay.build`` (llvm) under one
     PassContext built from the flags."""
     from xrelay.pass_manager import PassTimingInstrument
+    from xrelay.pass_manager.reproducer import capture_crashes
     from xrelay.tools.diagnostics import located
     from xrelay.tools.models import mlir_context
 
@@ -379,7 +381,11 @@ def compile_model(model: Model, args: argparse.Namespace, executor: str) -> Comp
     lib: Any = None
     timing = ""
     what = f"compiling {model.name} (opt_level {args.opt_level})"
-    with Progress(what, args.progress_after), ctx:
+    specs = [str(p.pipeline_pass_spec()) for p in passes]
+    if executor == "llvm":
+        specs.append("relay-optimize")  # what xrelay.build runs
+    repro = cli.crash_reproducer(args, specs)
+    with Progress(what, args.progress_after), ctx, capture_crashes(repro):
         start = time.perf_counter()
         xdsl_ctx = mlir_context()
         for xdsl_pass in passes:
@@ -641,6 +647,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         sys.stdout.flush()
         report(PROG, e)
+        cli.print_reproducer_note(PROG, e)
         return 1
 
 

@@ -66,5 +66,6 @@ class AlterOpLayout(FunctionPass):
         super().__init__(self._run, PassInfo(3, "AlterOpLayout", ["InferType"]))
 
     def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        alter_op_layout(func, self.target or current_target_text("llvm"))
+        if not alter_op_layout(func, self.target or current_target_text("llvm")):
+            ctx.analyses.preserve()  # nothing changed
         return func

@@ -58,5 +58,6 @@ class CanonicalizeOps(FunctionPass):
 
     @staticmethod
     def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        canonicalize_ops(func)
+        if not canonicalize_ops(func):
+            ctx.analyses.preserve()  # nothing changed
         return func

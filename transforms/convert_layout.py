@@ -153,5 +153,6 @@ class ConvertLayout(FunctionPass):
         )
 
     def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        convert_layout(func, self.desired_layouts)
+        if not convert_layout(func, self.desired_layouts):
+            ctx.analyses.preserve()  # nothing changed
         return func

@@ -153,5 +153,9 @@ class EliminateCommonSubexpr(FunctionPass):
         )
 
     def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        eliminate_common_subexpr(func, self.fskip)
+        # merged ops have equal result types: the types stay valid either way
+        if eliminate_common_subexpr(func, self.fskip):
+            ctx.analyses.preserve("types")
+        else:
+            ctx.analyses.preserve()
         return func

@@ -72,5 +72,6 @@ class FastMath(FunctionPass):
 
     @staticmethod
     def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        fast_math(func)
+        if not fast_math(func):
+            ctx.analyses.preserve()  # nothing changed
         return func

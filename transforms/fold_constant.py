@@ -262,5 +262,6 @@ class FoldConstant(FunctionPass):
 
     @staticmethod
     def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        fold_constants(func)
+        if not fold_constants(func):
+            ctx.analyses.preserve()  # nothing changed
         return func

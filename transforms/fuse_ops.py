@@ -66,9 +66,10 @@ from xrelay.pass_manager import (
     PassInfo,
     register_pass,
 )
+from xrelay.pass_manager.analysis import ALL, AnalysisManager
 from xrelay.pass_manager.passes import optimizable_functions
 from xrelay.transforms._fusion import FusionError, build_graph, partition
-from xrelay.transforms.infer_type import infer_types
+from xrelay.transforms.infer_type import infer_types, mark_inferred
 
 
 class FuseOpsOptionError(PassConfigError, ValueError):
@@ -95,27 +96,40 @@ class FuseOps(Pass):
         self.fuse_opt_level = fuse_opt_level
         self.info = PassInfo(0, "FuseOps", ["InferType"])
 
+    # the outlined kernels and their calls carry the (inferred) types of the ops they
+    # were made of: FuseOps drops every analysis, then records TYPES as valid
+    PRESERVES = ALL
+
     def apply(self, op: ModuleOp, ctx: PassContext, kind: Any) -> ModuleOp:
         level = ctx.opt_level if self.fuse_opt_level == -1 else self.fuse_opt_level
+        analyses = ctx.analyses
         fuse_ops(
             op,
             level,
             int(ctx.get_config("relay.FuseOps.max_depth")),
             bool(ctx.get_config("relay.FuseOps.link_params")),
+            analyses,
         )
+        analyses.invalidate()
+        mark_inferred(op, analyses)
         return op
 
 
 def fuse_ops(
-    module: ModuleOp, opt_level: int, max_depth: int = 256, link_params: bool = False
+    module: ModuleOp,
+    opt_level: int,
+    max_depth: int = 256,
+    link_params: bool = False,
+    analyses: AnalysisManager | None = None,
 ) -> None:
     """Fuse every optimizable function of ``module`` in place (see the module
-    docstring). Types are inferred first."""
+    docstring). Types are inferred first (only where ``analyses`` has no valid
+    types)."""
     if max_depth < 0:
         raise FuseOpsOptionError(
             f"FuseOps: relay.FuseOps.max_depth must not be negative, got {max_depth}"
         )
-    infer_types(module)
+    infer_types(module, analyses)
     names = _SymbolNames(module)
     for func in optimizable_functions(module):
         _Outliner(module, func, names, opt_level, max_depth, link_params).fuse_block(

@@ -24,6 +24,7 @@ from xrelay.dialects.relay.base import (
     types_compatible,
 )
 from xrelay.pass_manager import Pass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager.analysis import ALL, CALLEES, TYPES, AnalysisManager
 
 
 class TypeInferenceError(DiagnosticException):
@@ -34,11 +35,20 @@ class TypeInferenceError(DiagnosticException):
         self.op = op
 
 
-def infer_types(module: ModuleOp) -> None:
-    """Infer and check the types of every function of ``module``, in place."""
+def infer_types(module: ModuleOp, analyses: AnalysisManager | None = None) -> None:
+    """Infer and check the types of every function of ``module``, in place.
+
+    With ``analyses``, a function whose ``TYPES`` analysis is cached (nothing
+    invalidated it since it was last inferred) and whose callees still have the
+    signatures it was inferred with is skipped; every function inferred records
+    ``TYPES`` (its callees' signatures)."""
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
     done: set[str] = set()
     active: list[str] = []
+    am = analyses if analyses is not None else AnalysisManager()
+
+    def signatures(callees: tuple[str, ...]) -> tuple[Attribute | None, ...]:
+        return tuple(funcs[c].function_type if c in funcs else None for c in callees)
 
     def visit(func: FuncOp) -> None:
         name = func.sym_name.data
@@ -47,15 +57,35 @@ def infer_types(module: ModuleOp) -> None:
         if name in active:  # recursion: the callee's declared signature is used as is
             return
         active.append(name)
-        for op in func.walk():
-            if isinstance(op, CallOp) and op.callee.string_value() in funcs:
-                visit(funcs[op.callee.string_value()])
-        infer_function(func)
+        callees = am.get(CALLEES, func)
+        for callee in callees:
+            if callee in funcs:
+                visit(funcs[callee])
+        seen = signatures(callees)
+        if am.cached(TYPES, func) != seen:
+            infer_function(func)
+            am.put(TYPES, func, seen)
+            am.computed[TYPES.name] += 1
         active.pop()
         done.add(name)
 
     for func in funcs.values():
         visit(func)
+
+
+def mark_inferred(module: ModuleOp, analyses: AnalysisManager) -> None:
+    """Record ``TYPES`` for every function of ``module``, as InferType would: for a
+    pass that built the module with complete, consistent types (FuseOps)."""
+    funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
+    for func in funcs.values():
+        analyses.put(
+            TYPES,
+            func,
+            tuple(
+                funcs[c].function_type if c in funcs else None
+                for c in analyses.get(CALLEES, func)
+            ),
+        )
 
 
 def infer_function(func: FuncOp) -> None:
@@ -134,9 +164,11 @@ class InferType(Pass):
     """Fill incomplete result types from the ops' type relations and check the known
     ones (Relay's InferType: module pass, opt_level 0)."""
 
+    PRESERVES = ALL  # it keeps TYPES up to date itself
+
     def __init__(self) -> None:
         self.info = PassInfo(0, "InferType")
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: Any) -> ModuleOp:
-        infer_types(op)
+        infer_types(op, ctx.analyses)
         return op

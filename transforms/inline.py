@@ -35,6 +35,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay.structural import INLINE, PRIMITIVE
 from xrelay.pass_manager import ModulePass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager.analysis import ALL
 
 ENTRY = "main"
 
@@ -230,11 +231,14 @@ class Inline(ModulePass):
     first, and delete those left unreferenced (Relay's Inline, registered there as
     InlineGlobals: module pass, opt_level 1)."""
 
+    PRESERVES = ALL  # invalidates the analyses itself, when it changed something
+
     def __init__(self) -> None:
         super().__init__(self._run, PassInfo(1, "Inline"))
 
     @staticmethod
     def _run(mod: Any, ctx: PassContext) -> Any:
         module: ModuleOp = mod if isinstance(mod, ModuleOp) else mod.module
-        inline_module(module)
+        if inline_module(module):
+            ctx.analyses.invalidate()
         return mod

@@ -226,5 +226,6 @@ class SimplifyInference(FunctionPass):
 
     @staticmethod
     def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        simplify_inference(func)
+        if not simplify_inference(func):
+            ctx.analyses.preserve()  # nothing changed
         return func

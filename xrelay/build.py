@@ -61,9 +61,10 @@ def build(
     Returns a :class:`~xrelay.runtime.library.Library`: ``lib.create()`` gives a graph
     executor, ``lib(*arrays)`` runs once, ``lib.export_library(path)`` writes a shared
     library. ``keep_mlir`` keeps the memref-level kernels (``lib.get_source("mlir")``).
-    ``num_threads`` fixes how many threads run the model (default:
-    ``$XRELAY_NUM_THREADS``, else the available cores for all but tiny models:
-    :mod:`xrelay.runtime.threads`).
+    With ``$XRELAY_REPRODUCER_DIR`` set, a failing pass writes a crash reproducer
+    there (:mod:`xrelay.pass_manager.reproducer`). ``num_threads`` fixes how many
+    threads run the model (default: ``$XRELAY_NUM_THREADS``, else the available cores
+    for all but tiny models: :mod:`xrelay.runtime.threads`).
     ``cache``: look the build up in the compile cache, and store it there
     (:mod:`xrelay.runtime.cache`; ``$XRELAY_CACHE_DIR``). A build whose PassContext
     has instruments is never cached.
@@ -76,6 +77,7 @@ def build(
     from xrelay.lowering.pipeline import lower_model
     from xrelay.lowering.stages import stage
     from xrelay.pass_manager import PassContext
+    from xrelay.pass_manager.reproducer import CrashReproducer, capture_crashes
     from xrelay.runtime import cache as compile_cache
 
     key: str | None = None
@@ -89,7 +91,11 @@ def build(
                 return Library(
                     hit.spec, hit.llvm_ir, hit.memref_ir, num_threads, hit.object_code
                 )
-    with stage("relay passes"):
+    # $XRELAY_REPRODUCER_DIR: a failing pass leaves a crash reproducer there
+    repro = CrashReproducer.from_environment(["relay-optimize"])
+    if repro is not None:
+        repro.check_destination()
+    with stage("relay passes"), capture_crashes(repro):
         module = optimize_module(mod, params)
     # the optimised module is build's own copy: lowered in place, and let go of
     lowered = lower_model(module, entry, keep_mlir=keep_mlir, in_place=True)

@@ -255,6 +255,17 @@ class IRModule:
     def __repr__(self) -> str:
         return str(self)
 
+    def visualize(
+        self, path: str, func: str = "", times: dict[str, float] | None = None
+    ) -> str:
+        """Write the dataflow graph of ``func`` (default ``main``) as Graphviz DOT,
+        or SVG/PNG/PDF by ``path``'s suffix (needs Graphviz's ``dot``); ``times``:
+        per-kernel milliseconds colouring the fused kernels
+        (:mod:`xrelay.tools.view_graph`). Returns the path written."""
+        from xrelay.tools.view_graph import write_graph
+
+        return str(write_graph(self.module, path, func, times))
+
     def copy(self) -> IRModule:
         """A deep copy."""
         return IRModule(self.module.clone())

@@ -98,6 +98,16 @@ def test_the_key_covers_weights_opt_level_passes_and_params(cache_folder: Path):
         assert xrelay.build(mod, params={"p": a}).from_cache
 
 
+def test_the_key_covers_the_current_target(cache_folder: Path):
+    from xrelay.target import Target
+
+    build(model())
+    with Target("llvm -mcpu=znver4"):
+        assert not build(model()).from_cache
+        assert build(model()).from_cache
+    assert build(model()).from_cache
+
+
 def test_cache_false_and_instruments_bypass_it(cache_folder: Path):
     lib = build(model(), cache=False)
     assert not lib.from_cache

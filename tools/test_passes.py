@@ -1,0 +1,76 @@
+"""Passes for testing the tools, not for pipelines (registered with the others, kept
+out of ``xrelay.transforms``, which holds Relay's passes).
+
+TestBreakIR (``-p test-break-ir{mode=...}``): It fails on purpose so that crash reproducers and pass diagnostics
+can be tested end to end (MLIR keeps such passes as ``test-*`` passes in
+``mlir-opt``).
+
+* ``mode=verify`` (default): gives the result of the first relay op other than a
+  constant a wrong type (one more dimension), so the IR after the pass does not
+  verify (``xrelay.verify_each``);
+* ``mode=raise``: raises a diagnostic at that op.
+
+A module without such an op is left alone.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import DiagnosticException
+
+from xrelay.dialects.relay.base import RelayOp
+from xrelay.dialects.relay.structural import ConstantOp
+from xrelay.pass_manager import Pass, PassContext, PassInfo, register_pass
+
+MODES = ("verify", "raise")
+
+
+class BrokenOnPurposeError(DiagnosticException):
+    """What ``test-break-ir{mode=raise}`` raises."""
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(message)
+        self.op = op
+
+
+def _victim(module: ModuleOp) -> RelayOp | None:
+    for op in module.walk():
+        if (
+            isinstance(op, RelayOp)
+            and not isinstance(op, ConstantOp)
+            and op.results
+            and isinstance(op.results[0].type, TensorType)
+        ):
+            return op
+    return None
+
+
+@register_pass("TestBreakIR", "test-break-ir", options=[("mode", str, "verify")])
+class TestBreakIR(Pass):
+    """Break the IR on purpose, for tests of crash reproducers and diagnostics
+    (mode=verify: a wrong result type; mode=raise: an error)."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, mode: str = "verify") -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got '{mode}'")
+        self.mode = mode
+        self.info = PassInfo(0, "TestBreakIR")
+
+    def apply(self, op: ModuleOp, ctx: PassContext, kind: object) -> ModuleOp:
+        victim = _victim(op)
+        if victim is None:
+            return op
+        if self.mode == "raise":
+            raise BrokenOnPurposeError(
+                victim, f"{victim.name}: broken on purpose by test-break-ir"
+            )
+        result = victim.results[0]
+        ty = result.type
+        assert isinstance(ty, TensorType)
+        wrong = TensorType(ty.get_element_type(), [*ty.get_shape(), 1])
+        Rewriter.replace_value_with_new_type(result, wrong)
+        return op
