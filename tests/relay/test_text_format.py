@@ -109,6 +109,19 @@ def builder_module() -> ModuleOp:
         relay.take(flat, i, axis=1),
         relay.gather(x, 1, relay.zeros((1, 2, 6, 6), "int32")),
         relay.gather_nd(x, relay.zeros((1, 2), "int32")),
+        relay.scatter_nd(
+            x,
+            relay.zeros((1, 2), "int64"),
+            relay.ones((2, 4, 6, 6), "float32"),
+            mode="add",
+        ),
+        relay.scatter_elements(
+            x,
+            relay.zeros((1, 4, 6, 2), "int32"),
+            relay.ones((1, 4, 6, 2), "float32"),
+            axis=3,
+        ),
+        relay.trilu(x, 1, upper=False),
         nchwc,
     ]
     fn = relay.Function([x, w, i, g, b, m, v, xc, wc], relay.Tuple(parts))

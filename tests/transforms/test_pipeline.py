@@ -318,7 +318,10 @@ def random_program(steps: list[tuple[int, int, int]]) -> relay.IRModule:
             elif which == 1:
                 out = relay.nn.batch_norm(a, vec(), vec(), vec(), vec(), axis=1)[0]
             else:
-                out = relay.nn.layer_norm(a, vec(), vec(), axis=-1)
+                # a large epsilon: on a nearly constant row, layer_norm divides the
+                # rounding differences of reassociated constants (SimplifyExpr) by
+                # sqrt(var + epsilon); 1e-2 keeps that gain at 10, inside the tolerance
+                out = relay.nn.layer_norm(a, vec(), vec(), axis=-1, epsilon=1e-2)
             shape = sa
         else:
             continue
