@@ -105,7 +105,7 @@ def test_rms_normalization(
     run_onnx: RunOnnx, rng: np.random.Generator, shape: tuple[int, ...], axis: int
 ) -> None:
     x = rng.standard_normal(shape).astype(F32)
-    scale = rng.standard_normal(shape[axis:] if axis >= 0 else shape[axis:]).astype(F32)
+    scale = rng.standard_normal(shape[axis:]).astype(F32)
     node = helper.make_node(
         "RMSNormalization", ["x", "s"], ["y"], axis=axis, epsilon=1e-4
     )
