@@ -31,6 +31,9 @@ from xrelay.frontend.onnx import (
     activations as activations,
 )
 from xrelay.frontend.onnx import (
+    bitwise as bitwise,
+)
+from xrelay.frontend.onnx import (
     control_flow as control_flow,
 )
 from xrelay.frontend.onnx import (

@@ -37,6 +37,7 @@ from xrelay.frontend.relay.expr import var as var
 from xrelay.frontend.relay.function import Function as Function
 from xrelay.frontend.relay.module import IRModule as IRModule
 from xrelay.frontend.relay.op import nn as nn
+from xrelay.frontend.relay.op.bitwise import *  # noqa: F403
 from xrelay.frontend.relay.op.reduce import *  # noqa: F403
 from xrelay.frontend.relay.op.tensor import *  # noqa: F403
 from xrelay.frontend.relay.op.transform import *  # noqa: F403
