@@ -94,3 +94,12 @@ def shrink(node: Node) -> Outputs:
         "where", [high, node.op("subtract", [x, node.scalar(bias, x)]), zero]
     )
     return node.op("where", [low, node.op("add", [x, node.scalar(bias, x)]), upper])
+
+
+@converter("Swish")
+def swish(node: Node) -> Outputs:
+    """``x * sigmoid(alpha * x)``."""
+    x = node.input(0)
+    alpha = node.attr_float("alpha", 1.0)
+    scaled = x if alpha == 1.0 else node.op("multiply", [x, node.scalar(alpha, x)])
+    return node.op("multiply", [x, node.op("sigmoid", [scaled])])

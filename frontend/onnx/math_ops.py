@@ -88,3 +88,72 @@ def lp_normalization(node: Node) -> Outputs:
     zero = node.op("equal", [norm, node.scalar(0, x)])
     safe = node.op("where", [zero, node.scalar(1, x), norm])
     return node.op("where", [zero, node.scalar(0, x), node.op("divide", [x, safe])])
+
+
+@converter("IsNaN")
+def is_nan(node: Node) -> Outputs:
+    """``x != x``."""
+    x = node.input(0)
+    return node.op("not_equal", [x, x])
+
+
+@converter("IsInf")
+def is_inf(node: Node) -> Outputs:
+    """``x == +inf`` and/or ``x == -inf`` (``detect_positive``, ``detect_negative``)."""
+    x = node.input(0)
+    pos = node.op("equal", [x, node.scalar(np.inf, x)])
+    neg = node.op("equal", [x, node.scalar(-np.inf, x)])
+    want_pos = bool(node.attr_int("detect_positive", 1))
+    want_neg = bool(node.attr_int("detect_negative", 1))
+    if want_pos and want_neg:
+        return node.op("logical_or", [pos, neg])
+    if want_pos:
+        return pos
+    if want_neg:
+        return neg
+    return node.op("logical_and", [pos, neg])  # never true
+
+
+@converter("Tan")
+def tan(node: Node) -> Outputs:
+    x = node.input(0)
+    return node.op("divide", [node.op("sin", [x]), node.op("cos", [x])])
+
+
+@converter("Sinh", "Cosh")
+def sinh_cosh(node: Node) -> Outputs:
+    """``(exp(x) -+ exp(-x)) / 2``."""
+    x = node.input(0)
+    up, down = node.op("exp", [x]), node.op("exp", [node.op("negative", [x])])
+    both = node.op("subtract" if node.op_type == "Sinh" else "add", [up, down])
+    return node.op("multiply", [both, node.scalar(0.5, x)])
+
+
+@converter("MeanVarianceNormalization")
+def mean_variance_normalization(node: Node) -> Outputs:
+    """``(x - mean) / sqrt(variance)`` over ``axes`` (default ``[0, 2, 3]``)."""
+    x = node.input(0)
+    rank = node.rank(x)
+    axes = sorted(
+        {node.axis(a, rank, "axes entry") for a in node.attr_ints("axes", [0, 2, 3])}
+    )
+    mean = node.op("mean", [x], axis=axes, keepdims=True)
+    var = node.op("variance", [x, mean], axis=axes, keepdims=True)
+    centered = node.op("subtract", [x, mean])
+    return node.op("divide", [centered, node.op("sqrt", [var])])
+
+
+@converter("EyeLike")
+def eye_like(node: Node) -> Outputs:
+    """A 2-D constant with ones on diagonal ``k`` (the input's shape, its dtype or
+    ``dtype``)."""
+    shape = node.input_shape(0)
+    if len(shape) != 2:
+        raise ConversionError(f"the input must be 2-D, got rank {len(shape)}")
+    if node.has_attr("dtype"):
+        from xrelay.frontend.onnx.graph import numpy_dtype_of
+
+        dtype = numpy_dtype_of(node.attr_int("dtype"), "dtype")
+    else:
+        dtype = node.dtype(node.input(0))
+    return node.const(np.eye(shape[0], shape[1], k=node.attr_int("k", 0), dtype=dtype))

@@ -846,12 +846,6 @@ EXPECTED: dict[str, Group] = {
             "test_col2im_strides",
         ),
     ),
-    "not implemented yet: Cosh": Group(
-        (
-            "test_cosh",
-            "test_cosh_example",
-        ),
-    ),
     "not implemented yet: CumProd": Group(
         (
             "test_cumprod_1d",
@@ -893,13 +887,6 @@ EXPECTED: dict[str, Group] = {
             "test_det_nd",
         ),
     ),
-    "not implemented yet: EyeLike": Group(
-        (
-            "test_eyelike_populate_off_main_diagonal",
-            "test_eyelike_with_dtype",
-            "test_eyelike_without_dtype",
-        ),
-    ),
     "not implemented yet: GridSample": Group(
         (
             "test_gridsample",
@@ -934,20 +921,6 @@ EXPECTED: dict[str, Group] = {
             "test_hannwindow_symmetric",
         ),
     ),
-    "not implemented yet: IsInf": Group(
-        (
-            "test_isinf",
-            "test_isinf_float16",
-            "test_isinf_negative",
-            "test_isinf_positive",
-        ),
-    ),
-    "not implemented yet: IsNaN": Group(
-        (
-            "test_isnan",
-            "test_isnan_float16",
-        ),
-    ),
     "not implemented yet: LinearAttention": Group(
         (
             "test_linear_attention_decode_step",
@@ -971,9 +944,6 @@ EXPECTED: dict[str, Group] = {
             "test_maxunpool_export_with_output_shape",
             "test_maxunpool_export_without_output_shape",
         ),
-    ),
-    "not implemented yet: MeanVarianceNormalization": Group(
-        ("test_mvn",),
     ),
     "not implemented yet: MelWeightMatrix": Group(
         ("test_melweightmatrix",),
@@ -1025,12 +995,6 @@ EXPECTED: dict[str, Group] = {
             "test_scan_sum",
         ),
     ),
-    "not implemented yet: Sinh": Group(
-        (
-            "test_sinh",
-            "test_sinh_example",
-        ),
-    ),
     "not implemented yet: SwiGLU": Group(
         (
             "test_swiglu",
@@ -1043,13 +1007,6 @@ EXPECTED: dict[str, Group] = {
             "test_swiglu_alpha_expanded",
             "test_swiglu_expanded",
             "test_swiglu_float16_expanded",
-            "test_swish",
-        ),
-    ),
-    "not implemented yet: Tan": Group(
-        (
-            "test_tan",
-            "test_tan_example",
         ),
     ),
     "not implemented yet: TensorScatter": Group(

@@ -158,3 +158,47 @@ def test_prelu_opset7_broadcasts_numpy_style(
         {"slope": slope},
         opset=9,
     )
+
+
+@pytest.mark.parametrize("op", ["Swish", "Tan", "Sinh", "Cosh"])
+def test_more_unary(run_onnx: RunOnnx, rng: np.random.Generator, op: str) -> None:
+    x = rng.uniform(-1.2, 1.2, (3, 4)).astype(F32)
+    attrs = {"alpha": 0.7} if op == "Swish" else {}
+    run_onnx(
+        helper.make_node(op, ["x"], ["y"], **attrs),
+        {"x": x},
+        opset=24 if op == "Swish" else 17,
+        rtol=1e-5,
+        atol=1e-6,
+        ort_differs="opset 24",
+    )
+
+
+@pytest.mark.parametrize(("pos", "neg"), [(1, 1), (1, 0), (0, 1)])
+def test_isinf_isnan(run_onnx: RunOnnx, pos: int, neg: int) -> None:
+    x = np.array([np.inf, -np.inf, np.nan, 0.0, 1.5], F32)
+    node = helper.make_node(
+        "IsInf", ["x"], ["y"], detect_positive=pos, detect_negative=neg
+    )
+    run_onnx(node, {"x": x})
+    run_onnx(helper.make_node("IsNaN", ["x"], ["y"]), {"x": x})
+
+
+def test_mean_variance_normalization(
+    run_onnx: RunOnnx, rng: np.random.Generator
+) -> None:
+    x = rng.standard_normal((2, 3, 4, 5)).astype(F32)
+    run_onnx(
+        helper.make_node("MeanVarianceNormalization", ["x"], ["y"]),
+        {"x": x},
+        rtol=1e-4,
+        atol=1e-5,
+    )
+    node = helper.make_node("MeanVarianceNormalization", ["x"], ["y"], axes=[1, -1])
+    run_onnx(node, {"x": x}, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("k", [-1, 0, 2])
+def test_eye_like(run_onnx: RunOnnx, k: int) -> None:
+    x = np.zeros((3, 4), np.int32)
+    run_onnx(helper.make_node("EyeLike", ["x"], ["y"], k=k, dtype=1), {"x": x})
