@@ -56,7 +56,9 @@ def test_depth_to_space_bad_channels(build_model: Callable[..., Any]) -> None:
 
     x = np.zeros((1, 6, 2, 2), F32)
     model = build_model(
-        helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2), {"x": x}
+        helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2),
+        {"x": x},
+        output_values=[np.zeros((1, 1, 4, 4), F32)],
     )
     with pytest.raises(
         OnnxImportError, match=r"C \(6\) must be a multiple of blocksize\^2"
