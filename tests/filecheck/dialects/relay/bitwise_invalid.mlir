@@ -29,3 +29,19 @@ func.func @f(%a: tensor<2xf64>) -> tensor<2xf64> {
   %r = relay.bitwise_not %a : (tensor<2xf64>) -> tensor<2xf64>
   func.return %r : tensor<2xf64>
 }
+
+// -----
+
+func.func @f(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: relay.bitwise_or needs integer or i1 operands, got f32
+  %r = relay.bitwise_or %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2xi8>, %b: tensor<2xi16>) -> tensor<2xi8> {
+  // CHECK: relay.bitwise_xor: rhs has element type i16 but lhs has i8 (relay does not promote dtypes)
+  %r = relay.bitwise_xor %a, %b : (tensor<2xi8>, tensor<2xi16>) -> tensor<2xi8>
+  func.return %r : tensor<2xi8>
+}
