@@ -651,8 +651,11 @@ EXPECTED: dict[str, Group] = {
             "test_resize_upsample_sizes_cubic",
         ),
     ),
-    "numerics: float16 results differ beyond the test's rtol (xrelay accumulates in float16 where onnx's reference uses float32)": Group(
-        ("test_causal_conv_with_state_silu_fp16_expanded",),
+    "numerics: float16 results differ beyond the test's rtol (not investigated yet)": Group(
+        (
+            "test_causal_conv_with_state_silu_fp16_expanded",
+            "test_swiglu_float16_expanded",
+        ),
     ),
     "not implemented yet: Acos": Group(
         (
@@ -1000,13 +1003,6 @@ EXPECTED: dict[str, Group] = {
             "test_swiglu",
             "test_swiglu_alpha",
             "test_swiglu_float16",
-        ),
-    ),
-    "not implemented yet: Swish": Group(
-        (
-            "test_swiglu_alpha_expanded",
-            "test_swiglu_expanded",
-            "test_swiglu_float16_expanded",
         ),
     ),
     "not implemented yet: TensorScatter": Group(
