@@ -8,7 +8,7 @@ STAMP := $(VENV_DIR)/.xrelay-installed
 TYPECHECK_TREE := build/typecheck/xrelay
 SUBPACKAGES := dialects pass_manager transforms lowering runtime frontend tools
 
-.PHONY: run test venv pytest filecheck lint pyright typecheck-tree clean
+.PHONY: run test test-slow venv pytest filecheck lint pyright typecheck-tree clean
 
 run: $(STAMP)
 	$(VENV_DIR)/bin/xrelay-run --example
@@ -25,7 +25,11 @@ $(STAMP): pyproject.toml
 	touch $@
 
 pytest: $(STAMP)
-	$(VPY) -m pytest tests
+	$(VPY) -m pytest tests -m "not slow"
+
+# the slow tests (the onnx wheel's light real models through the ONNX backend)
+test-slow: $(STAMP)
+	$(VPY) -m pytest tests -m slow
 
 filecheck: $(STAMP)
 	$(VENV_DIR)/bin/lit -v --order=smart tests/filecheck

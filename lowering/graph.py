@@ -72,6 +72,7 @@ from xrelay.lowering.group import (
 )
 from xrelay.lowering.scalar_types import DType, memory_type, memref_type, tensor_info
 from xrelay.lowering.stages import stage
+from xrelay.names import decode_name, encode_name
 
 VIEW_OPS: tuple[type[RelayOp], ...] = (
     transform.ReshapeOp,
@@ -207,7 +208,10 @@ class GraphLowering:
             self.externs[BARRIER] = team_only
         if resets:
             self.externs[RESET] = team_only
-        names = [a.name_hint or f"input{i}" for i, a in enumerate(block.args)]
+        names = [
+            decode_name(a.name_hint) if a.name_hint else f"input{i}"
+            for i, a in enumerate(block.args)
+        ]
         host.attributes[INPUTS_ATTR] = ArrayAttr([StringAttr(n) for n in names])
         host.attributes[OUTPUTS_ATTR] = ArrayAttr(
             [StringAttr(f"output{k}") for k in range(len(out_leaves))]
@@ -217,7 +221,7 @@ class GraphLowering:
         host.attributes[HOST_ATTR] = UnitAttr()
         host.attributes[WORK_ATTR] = IntegerAttr(self.work, i64)
         for arg, name in zip(in_args, names, strict=True):
-            arg.name_hint = name if name.isidentifier() else None
+            arg.name_hint = encode_name(name)
         for k, arg in enumerate(out_args):
             arg.name_hint = f"output{k}"
 

@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 
 from xrelay.dialects.relay import dtypes
+from xrelay.names import decode_name
 from xrelay.tools import cli
 from xrelay.tools.diagnostics import UserError, first_line, report
 
@@ -214,6 +215,13 @@ def read_inputs(items: Sequence[str]) -> dict[str, Any]:
     return named
 
 
+def arg_name(arg: Any, index: int) -> str:
+    """The name of a parameter of the entry function: its original name (the decoded
+    name hint, see :mod:`xrelay.names`), else ``arg<index>``."""
+    hint = arg.name_hint
+    return decode_name(hint) if hint else f"arg{index}"
+
+
 def make_inputs(
     func: FuncOp, named: dict[str, Any], seed: int, params: dict[str, Any] | None = None
 ) -> list[Any]:
@@ -223,7 +231,7 @@ def make_inputs(
     rng = np.random.default_rng(seed)
     args: list[Any] = []
     block_args = list(func.body.block.args)
-    names = [p.name_hint or f"arg{i}" for i, p in enumerate(block_args)]
+    names = [arg_name(p, i) for i, p in enumerate(block_args)]
     for name in named:
         if name not in names:
             raise RunError(
@@ -458,7 +466,7 @@ def prepare(
         m = compiled.lib.create()
         if threads is not None:
             m.set_num_threads(threads)
-        names = [p.name_hint or f"arg{i}" for i, p in enumerate(func.body.block.args)]
+        names = [arg_name(p, i) for i, p in enumerate(func.body.block.args)]
         for name, value in zip(names, inputs, strict=True):
             if name not in bound:
                 m.set_input(name, value)

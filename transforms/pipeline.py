@@ -39,6 +39,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xrelay.dialects.relay import dtypes
 from xrelay.dialects.relay.base import DYN
 from xrelay.dialects.relay.structural import ConstantOp
+from xrelay.names import decode_name, encode_name
 from xrelay.pass_manager import Pass, PassContext, PassInfo, Sequential, register_pass
 from xrelay.pass_manager.passes import ModuleKind, run_pass
 from xrelay.pass_manager.registry import UnknownPassError, lookup
@@ -110,7 +111,7 @@ def bind_params(
     by_name: dict[str, list[int]] = {}
     for i, arg in enumerate(block.args):
         if arg.name_hint is not None:
-            by_name.setdefault(arg.name_hint, []).append(i)
+            by_name.setdefault(decode_name(arg.name_hint), []).append(i)
     bound: list[int] = []
     for name, value in params.items():
         indices = by_name.get(name)
@@ -123,7 +124,7 @@ def bind_params(
         _check_fits(array, arg.type, name)
         const = ConstantOp(np.ascontiguousarray(array))
         Rewriter.insert_op(const, InsertPoint.at_start(block))
-        const.result.name_hint = name
+        const.result.name_hint = encode_name(name)
         arg.replace_all_uses_with(const.result)
         bound.append(indices[0])
     if not bound:

@@ -22,6 +22,8 @@ from xrelay.dialects.relay.base import (
 from xrelay.dialects.relay.base import (
     TypeRelationError as TypeRelationError,
 )
+from xrelay.dialects.relay.bitwise import *  # noqa: F403
+from xrelay.dialects.relay.bitwise import BITWISE_OPS
 from xrelay.dialects.relay.elementwise import *  # noqa: F403
 from xrelay.dialects.relay.elementwise import ELEMENTWISE_OPS
 from xrelay.dialects.relay.indexing import *  # noqa: F403
@@ -65,6 +67,7 @@ from xrelay.dialects.relay.transform import TRANSFORM_OPS
 ALL_OPS: list[type[RelayOp]] = [
     *STRUCTURAL_OPS,
     *ELEMENTWISE_OPS,
+    *BITWISE_OPS,
     *NN_OPS,
     *CONTRIB_NN_OPS,
     *POOLING_OPS,

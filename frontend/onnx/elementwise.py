@@ -105,6 +105,9 @@ def prelu(node: Node) -> Outputs:
     ``where(X > 0, X, X * slope)``."""
     x, slope = node.input(0), node.input(1)
     xs, ss = node.shape(x), node.shape(slope)
+    if node.opset < 7 and len(ss) == 1 and len(xs) >= 2 and ss[0] == xs[1] != 1:
+        # opset 6: a 1-D slope is one value per channel (axis 1), not numpy-aligned
+        return node.op("nn.prelu", [x, slope], axis=1)
     if len(ss) <= len(xs):
         aligned = (1,) * (len(xs) - len(ss)) + ss
         big = [k for k, d in enumerate(aligned) if d != 1]

@@ -321,7 +321,8 @@ class Node:
             raise ConversionError(
                 f"input #{i}{self._what(what)} ('{self.inputs[i]}') must be known at "
                 "import time (an initializer, a Constant or computed from them): "
-                "dynamic values are not supported there"
+                "dynamic values are not supported there",
+                static_input=self.inputs[i],
             )
         return value
 

@@ -25,10 +25,19 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Region, SSAValue
 
 from xrelay.dialects.relay.structural import TupleOp
+from xrelay.frontend.onnx import (
+    activations as activations,
+)
 
 # the converter modules register themselves in CONVERTERS
 from xrelay.frontend.onnx import (
     algorithm as algorithm,
+)
+from xrelay.frontend.onnx import (
+    bitwise as bitwise,
+)
+from xrelay.frontend.onnx import (
+    control_flow as control_flow,
 )
 from xrelay.frontend.onnx import (
     elementwise as elementwise,
@@ -37,13 +46,25 @@ from xrelay.frontend.onnx import (
     indexing as indexing,
 )
 from xrelay.frontend.onnx import (
+    lp_pool as lp_pool,
+)
+from xrelay.frontend.onnx import (
     lrn as lrn,
+)
+from xrelay.frontend.onnx import (
+    math_ops as math_ops,
 )
 from xrelay.frontend.onnx import (
     nn as nn,
 )
 from xrelay.frontend.onnx import (
+    norms as norms,
+)
+from xrelay.frontend.onnx import (
     reduce as reduce,
+)
+from xrelay.frontend.onnx import (
+    reduce_log as reduce_log,
 )
 from xrelay.frontend.onnx import (
     remainder as remainder,
@@ -52,9 +73,16 @@ from xrelay.frontend.onnx import (
     resize as resize,
 )
 from xrelay.frontend.onnx import (
+    rnn as rnn,
+)
+from xrelay.frontend.onnx import (
+    space_depth as space_depth,
+)
+from xrelay.frontend.onnx import (
     tensor as tensor,
 )
 from xrelay.frontend.onnx.errors import ConversionError, OnnxImportError
+from xrelay.frontend.onnx.folding import fold_node
 from xrelay.frontend.onnx.graph import (
     CONVERTERS,
     Builder,
@@ -218,13 +246,9 @@ class _Importer:
     def run(self) -> tuple[IRModule, dict[str, np.ndarray[Any, Any]]]:
         graph = self.model.graph
         opset = self.opset()
-        missing = unsupported_ops(graph)
-        if missing:
-            listing = ", ".join(f"{k} (first at node {v})" for k, v in missing.items())
-            raise self.fail(
-                f"{len(missing)} unsupported ONNX operator"
-                f"{'s' if len(missing) > 1 else ''}: {listing}"
-            )
+        # nodes without a converter are folded when their inputs are constants;
+        # the others are listed in one error after the walk
+        foldable = bool(unsupported_ops(graph))
         if len(graph.sparse_initializer):
             raise self.fail("sparse initializers are not supported")
 
@@ -235,8 +259,11 @@ class _Importer:
         for order, init in enumerate(graph.initializer):
             g.env[init.name] = Initializer(init.name, self.weight(init), order)
         self.add_inputs(graph, g)
-        for index, proto in enumerate(graph.node):
-            self.convert(proto, index, g)
+        if foldable:
+            self.convert_folding(graph, g)
+        else:
+            for index, proto in enumerate(graph.node):
+                self.convert(proto, index, g)
 
         results: list[SSAValue] = []
         for out in graph.output:
@@ -360,6 +387,39 @@ class _Importer:
 
     # -- nodes --------------------------------------------------------------------------
 
+    def convert_folding(self, graph: onnx.GraphProto, g: Graph) -> None:
+        """Convert the nodes; a node without a converter is evaluated when its inputs
+        are constants (:mod:`.folding`), else it is unsupported and the nodes reading
+        its outputs are skipped. Raises one error listing every unsupported op type
+        (before any other conversion error)."""
+        opsets = {imp.domain or "": int(imp.version) for imp in self.model.opset_import}
+        missing: dict[str, str] = {}
+        poisoned: set[str] = set()
+        deferred: OnnxImportError | None = None
+        for index, proto in enumerate(graph.node):
+            key = op_key(proto)
+            if key not in CONVERTERS:
+                if not fold_node(proto, g, opsets):
+                    missing.setdefault(key, node_label(proto, index))
+                    poisoned.update(proto.output)
+                continue
+            if poisoned.intersection(proto.input) or deferred is not None:
+                poisoned.update(proto.output)
+                continue
+            try:
+                self.convert(proto, index, g)
+            except OnnxImportError as e:
+                deferred = e
+                poisoned.update(proto.output)
+        if missing:
+            listing = ", ".join(f"{k} (first at node {v})" for k, v in missing.items())
+            raise self.fail(
+                f"{len(missing)} unsupported ONNX operator"
+                f"{'s' if len(missing) > 1 else ''}: {listing}"
+            )
+        if deferred is not None:
+            raise deferred
+
     def convert(self, proto: onnx.NodeProto, index: int, g: Graph) -> None:
         where = f"node {node_label(proto, index)} ({proto.op_type})"
         for name in proto.input:
@@ -369,7 +429,9 @@ class _Importer:
         try:
             result = CONVERTERS[op_key(proto)](node)
         except ConversionError as e:
-            raise self.fail(f"{where}: {e}") from None
+            error = self.fail(f"{where}: {e}")
+            error.static_input = e.static_input
+            raise error from None
         except OnnxImportError:
             raise
         except Exception as e:

@@ -42,6 +42,7 @@ from xrelay.frontend.relay.function_view import FunctionView as FunctionView
 from xrelay.frontend.relay.module import IRModule as IRModule
 from xrelay.frontend.relay.op import nn as nn
 from xrelay.frontend.relay.op.algorithm import *  # noqa: F403
+from xrelay.frontend.relay.op.bitwise import *  # noqa: F403
 from xrelay.frontend.relay.op.indexing import *  # noqa: F403
 from xrelay.frontend.relay.op.reduce import *  # noqa: F403
 from xrelay.frontend.relay.op.tensor import *  # noqa: F403

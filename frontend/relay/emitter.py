@@ -20,7 +20,6 @@ naming the op and the line of user code that built the call.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias, cast
@@ -67,6 +66,7 @@ from xrelay.frontend.relay.expr import (
 )
 from xrelay.frontend.relay.function import Function
 from xrelay.frontend.relay.ty import to_ir
+from xrelay.names import encode_name
 
 FUNCTION_ATTRS: dict[str, str] = {
     "SkipOptimization": SKIP_OPTIMIZATION,
@@ -121,15 +121,10 @@ def emit_function(
     return func, lifted.funcs
 
 
-_NAME_OK = re.compile(r"[A-Za-z_$.-][\w$.-]*")
-
-
 def sanitize_name(name: str) -> str:
-    """A valid SSA name hint for a relay variable name (``input:0`` → ``input_0``)."""
-    cleaned = re.sub(r"[^\w$.-]", "_", name)
-    if not _NAME_OK.fullmatch(cleaned):
-        cleaned = "v" + cleaned
-    return cleaned
+    """The SSA name hint of a relay variable name, reversibly
+    (:func:`xrelay.names.encode_name`: ``input:0`` → ``input$3a0``)."""
+    return encode_name(name)
 
 
 def _site(node: Call) -> str:

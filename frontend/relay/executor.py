@@ -14,10 +14,10 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from xrelay.frontend.relay.analysis import free_vars
-from xrelay.frontend.relay.emitter import sanitize_name
 from xrelay.frontend.relay.expr import Expr, GlobalVar, TupleWrapper, ndarray, to_expr
 from xrelay.frontend.relay.function import Function
 from xrelay.frontend.relay.module import IRModule
+from xrelay.names import decode_name, encode_name
 
 KINDS = ("debug", "graph", "vm", "aot")
 
@@ -60,7 +60,10 @@ class Executor:
 
     def _callable(self, mod: IRModule, entry: str) -> Callable[..., Any]:
         func = mod.func_op(entry)
-        names = [arg.name_hint for arg in func.body.block.args]
+        names = [
+            None if arg.name_hint is None else decode_name(arg.name_hint)
+            for arg in func.body.block.args
+        ]
         params = self.params
 
         def run(*args: Any, **kwargs: Any) -> Any:
@@ -73,8 +76,8 @@ class Executor:
 
 
 def _key(name: str) -> str:
-    """A parameter name as it appears as a block argument's name hint."""
-    return SSAValue.extract_valid_name(sanitize_name(name))
+    """A parameter name as it is spelled by its block argument's name hint."""
+    return decode_name(SSAValue.extract_valid_name(encode_name(name)))
 
 
 def _arrange(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from xrelay.frontend.relay.expr import Op
 from xrelay.frontend.relay.op import nn as nn
 from xrelay.frontend.relay.op.algorithm import *  # noqa: F403
+from xrelay.frontend.relay.op.bitwise import *  # noqa: F403
 from xrelay.frontend.relay.op.indexing import *  # noqa: F403
 from xrelay.frontend.relay.op.reduce import *  # noqa: F403
 from xrelay.frontend.relay.op.tensor import *  # noqa: F403
