@@ -142,7 +142,8 @@ def _update_op(h: Any, op: Operation, ids: dict[SSAValue, int]) -> None:
             h.update(b"^")
             for a in block.args:
                 ids[a] = len(ids)
-                h.update(str(a.type).encode() + b",")
+                # argument names are the model's input names (the spec keeps them)
+                h.update(f"{a.name_hint}:{a.type},".encode())
             for inner in block.ops:
                 _update_op(h, inner, ids)
         h.update(b"]")

@@ -98,6 +98,20 @@ def test_the_key_covers_weights_opt_level_passes_and_params(cache_folder: Path):
         assert xrelay.build(mod, params={"p": a}).from_cache
 
 
+def test_the_key_covers_input_names(cache_folder: Path):
+    def identity(name: str) -> relay.IRModule:
+        x = relay.var(name, shape=(3,), dtype="float32")
+        return relay.IRModule.from_expr(relay.Function([x], x))
+
+    build(identity("x"))
+    lib = build(identity("data_0"))
+    assert not lib.from_cache
+    m = lib.create()
+    m.set_input("data_0", np.ones(3, "float32"))
+    m.run()
+    np.testing.assert_array_equal(m.get_output(0), np.ones(3, "float32"))
+
+
 def test_the_key_covers_the_current_target(cache_folder: Path):
     from xrelay.target import Target
 
