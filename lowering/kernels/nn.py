@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Generator, Sequence
 
 from xdsl.ir import SSAValue
@@ -246,7 +247,8 @@ def _dense_pack(cx: OpContext, outs: list[Buffer]) -> None:
 
 
 def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
-    """``data [M, K] @ unpack(weight).T`` with ``weight [U/n, K, n]``, register-tiled:
+    """``data [..., K] @ unpack(weight).T`` with ``weight [U/n, K, n]`` (the leading
+    dims of ``data`` are the ``M`` rows of one matrix), register-tiled:
     a tile of one row times ``B`` blocks of ``n`` units
     (``B`` = :func:`~xrelay.lowering.tiling.tile_rows`) is carried through the ``k``
     loop and stored once. Each step loads the ``B`` contiguous weight blocks
@@ -257,7 +259,9 @@ def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> 
     kb = cx.kb
     x, w = cx.operand(0), cx.operand(1)
     dt = out.dtype
-    m_n, k_n = x.shape
+    # N-D data: the leading dims are the rows of one matrix (row-major)
+    lead, k_n = x.shape[:-1], x.shape[-1]
+    m_n = math.prod(lead)
     b_n, _, blk = w.shape
     total = tile_rows(blk, dt.itemsize)
     # one row per tile: tiles of several rows were left scalar by LLVM's SLP
@@ -266,8 +270,10 @@ def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> 
     blocks = max(1, min(b_n, total))
 
     def tile(m0: Index, nr: int, b0: Index, nb: int) -> None:
+        row_idx = [kb.unflatten(kb.iadd(m0, r), lead, unsigned=True) for r in range(nr)]
+
         def body(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
-            xs = [kb.cast(x.at([kb.iadd(m0, r), k]), x.dtype, dt) for r in range(nr)]
+            xs = [kb.cast(x.at([*row_idx[r], k]), x.dtype, dt) for r in range(nr)]
             bs = [kb.iadd(b0, c) for c in range(nb)]
             ws = [
                 kb.cast(w.at([bs[c], k, j]), w.dtype, dt)
@@ -283,9 +289,8 @@ def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> 
         acc = kb.fold_loop(0, k_n, [kb.zero(dt)] * (nr * nb * blk), body)
         first = kb.imul(b0, blk)
         for r in range(nr):
-            row = kb.iadd(m0, r)
             for q in range(nb * blk):
-                idx = [row, kb.iadd(first, q)]
+                idx = [*row_idx[r], kb.iadd(first, q)]
                 value = acc[r * nb * blk + q]
                 if epilogue is not None:
                     value = epilogue(value, idx)

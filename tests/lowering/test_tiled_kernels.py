@@ -197,6 +197,17 @@ def _dense_pack_cases(rng: Gen, case: Any) -> list[Any]:
                 constants=[1],
             )
         )
+    # N-D data: the leading dims are the rows (a 1-sized dim, 17 and 30 rows; 1001
+    # units in blocks of 7)
+    for lead, k, u, n in [((1, 17), 33, 48, 16), ((2, 3, 5), 3, 1001, 7)]:
+        out.append(
+            case(
+                nn.DensePackOp,
+                [_x(rng, *lead, k), _x(rng, u // n, k, n)],
+                {"weight_layout": f"NC{n}n"},
+                constants=[1],
+            )
+        )
     return out
 
 
