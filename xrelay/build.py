@@ -24,6 +24,12 @@ def _module_op(mod: Any) -> ModuleOp:
     )
 
 
+BUILD_OPT_LEVEL = 3
+"""The opt_level :func:`build` optimises at when no PassContext is entered: the level
+with AlterOpLayout, whose packed layouts the fast kernels need. ``PassContext()``
+itself keeps TVM's default of 2."""
+
+
 def optimize_module(mod: Any, params: Mapping[str, Any] | None = None) -> ModuleOp:
     """``optimize`` at the current PassContext's opt_level (bind ``params``, the
     pass pipeline); InferType alone where the pipeline is not available. ``mod`` is
@@ -55,7 +61,8 @@ def build(
     """Compile ``mod`` (a ``relay.IRModule`` or ``builtin.module``) for the host CPU.
 
     ``params`` binds parameters of ``@main`` by name to constant arrays (weights).
-    The module is optimised at ``PassContext.current().opt_level``, lowered
+    The module is optimised at the entered ``PassContext``'s opt_level, or at
+    :data:`BUILD_OPT_LEVEL` (3) when none is entered, lowered
     (:mod:`xrelay.lowering`) and JIT-compiled at LLVM O3; ``mod`` is left as it was.
     Returns a :class:`~xrelay.runtime.library.Library`: ``lib.create()`` gives a graph
     executor, ``lib(*arrays)`` runs once, ``lib.export_library(path)`` writes a shared
@@ -70,8 +77,13 @@ def build(
     if not target.split() or target.split()[0] not in ("llvm", "c"):
         raise ValueError(f"unsupported target {target!r} (xrelay compiles for 'llvm')")
     from xrelay.lowering.pipeline import lower_model
+    from xrelay.pass_manager import PassContext
 
-    module = optimize_module(mod, params)
+    if PassContext.entered():
+        module = optimize_module(mod, params)
+    else:
+        with PassContext(opt_level=BUILD_OPT_LEVEL):
+            module = optimize_module(mod, params)
     # the optimised module is build's own copy: lowered in place, and let go of
     lowered = lower_model(module, entry, keep_mlir=keep_mlir, in_place=True)
     del module

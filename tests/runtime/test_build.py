@@ -277,3 +277,19 @@ def test_one_call_form_reads_inputs_in_place(
     again = lib(wide[..., ::2], inputs[1].astype("float64"))
     assert copies == [0, 1]
     np.testing.assert_allclose(again[0], expected[0], rtol=1e-5, atol=1e-6)
+
+
+def test_build_defaults_to_opt_level_3_and_keeps_an_entered_context():
+    """Without a PassContext, build optimises at 3 (AlterOpLayout packs the dense:
+    the fast kernel); an entered context's level wins; PassContext() stays at 2."""
+    x = relay.var("x", shape=(4, 32), dtype="float32")
+    w = relay.const(np.ones((16, 32), "float32"))
+    mod = relay.IRModule.from_expr(relay.nn.dense(x, w))
+    assert PassContext().opt_level == 2
+    assert not PassContext.entered()
+    assert "contrib_dense_pack" in xrelay.build(mod, keep_mlir=True).get_source("mlir")
+    with PassContext(opt_level=2):
+        assert PassContext.entered()
+        lib = xrelay.build(mod, keep_mlir=True)
+    assert "contrib_dense_pack" not in lib.get_source("mlir")
+    np.testing.assert_allclose(lib(np.ones((4, 32), "float32")), 32.0)
