@@ -30,7 +30,7 @@ from xrelay.lowering.kernels import (
     with_epilogue,
 )
 from xrelay.lowering.kernels.pool import from_nchw, to_nchw
-from xrelay.lowering.kernels.reduce import F64
+from xrelay.lowering.kernels.reduce import F64, fold_lanes
 from xrelay.lowering.scalar_types import DType, is_float
 from xrelay.lowering.tiling import host_vector_unit, tile_rows
 
@@ -138,10 +138,21 @@ class SliceLoops:
         base: Sequence[Index],
         inits: Sequence[SSAValue],
         body: Callable[[list[Index], list[SSAValue]], Sequence[SSAValue]],
+        combine: Callable[[SSAValue, SSAValue], SSAValue] | None = None,
     ) -> list[SSAValue]:
+        """Fold ``body`` over the slice at ``base``. With ``combine`` (an associative
+        and commutative merge of two partial results, e.g. a sum or a max, with the
+        ``inits`` as its identities) and a slice whose innermost axis is the last
+        one, partial folds (:func:`~xrelay.lowering.kernels.reduce.fold_lanes`)."""
         extents = [self.shape[a] for a in self.axes]
-        return self.kb.fold_nest(
-            extents, inits, lambda inner, c: body(self._index(base, inner), c)
+        if self.axes[-1] != len(self.shape) - 1:
+            combine = None  # partial folds only along contiguous elements
+        return fold_lanes(
+            self.kb,
+            extents,
+            inits,
+            lambda inner, c: body(self._index(base, inner), c),
+            combine,
         )
 
     @contextlib.contextmanager
@@ -168,24 +179,40 @@ def _softmax(cx: OpContext, outs: list[Buffer]) -> None:
     axis = get_int(op.axis) % len(x.shape)
     loops = SliceLoops(kb, x.shape, [axis])
     log = isinstance(op, nn.LogSoftmaxOp)
+    out = outs[0]
+
+    def fmax(a: SSAValue, b: SSAValue) -> SSAValue:
+        return kb.max(a, b, dt)
+
+    def fadd(a: SSAValue, b: SSAValue) -> SSAValue:
+        return kb.add(a, b)
+
     with loops.slices() as base:
-        m = loops.fold(base, [kb.lowest(dt)], lambda i, c: [kb.max(c[0], x.at(i), dt)])[
-            0
-        ]
+        m = loops.fold(
+            base, [kb.lowest(dt)], lambda i, c: [kb.max(c[0], x.at(i), dt)], fmax
+        )[0]
+        if log:
 
-        def add_exp(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
-            e = kb.math("exp", kb.sub(x.at(i), m))
-            return [kb.add(c[0], kb.cast(e, dt, F64))]
+            def add_exp(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
+                e = kb.math("exp", kb.sub(x.at(i), m))
+                return [kb.add(c[0], kb.cast(e, dt, F64))]
 
-        total = kb.cast(loops.fold(base, [kb.zero(F64)], add_exp)[0], F64, dt)
-        log_total = kb.math("log", total) if log else total
-        with loops.each(base) as i:
-            shifted = kb.sub(x.at(i), m)
-            if log:
-                value = kb.sub(shifted, log_total)
-            else:
-                value = kb.div(kb.math("exp", shifted), total, dt)
-            kb.store(value, outs[0], i)
+            total = loops.fold(base, [kb.zero(F64)], add_exp, fadd)[0]
+            log_total = kb.math("log", kb.cast(total, F64, dt))
+            with loops.each(base) as i:
+                kb.store(kb.sub(kb.sub(x.at(i), m), log_total), out, i)
+        else:
+            # exp once, into the output (a loop without a carried value: LLVM
+            # vectorises it); then the sum of the stored values, then the division
+            with loops.each(base) as i:
+                kb.store(kb.math("exp", kb.sub(x.at(i), m)), out, i)
+
+            def add_out(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
+                return [kb.add(c[0], kb.cast(kb.load(out, i), dt, F64))]
+
+            total = kb.cast(loops.fold(base, [kb.zero(F64)], add_out, fadd)[0], F64, dt)
+            with loops.each(base) as i:
+                kb.store(kb.div(kb.load(out, i), total, dt), out, i)
 
 
 @pointwise(nn.Conv2DTransposeOp, cheap=False)
