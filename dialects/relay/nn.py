@@ -1089,6 +1089,43 @@ class MatmulOp(RelayOp):
             b = b.T
         return np.matmul(a, b)
 
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """As ``dense`` (data ``NC``, or its plain N-D layout), with ``tensor_b`` in
+        ``NC`` when it is transposed and ``CN`` otherwise; none with
+        ``transpose_a``."""
+        if get_bool(self.transpose_a) or not _ranks_are(old_types[1:], (2,)):
+            return None
+        weight = Layout.parse("NC" if get_bool(self.transpose_b) else "CN")
+        if _ranks_are(old_types[:1], (2,)):
+            nc = Layout.parse("NC")
+            return InferredLayouts((nc, weight), (nc,))
+        data = _rows_layout(old_layouts, old_types)
+        if data is None:
+            return None
+        return InferredLayouts((data, weight), (data,))
+
+    def alter_layout(
+        self, target: str, operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """``a @ b`` with static shapes, ``a`` of rank 2 or more and not transposed,
+        becomes ``contrib_dense_pack`` as a dense does (``b`` packed ``NC{n}n``, from
+        ``CN`` when it is not transposed)."""
+        if not is_cpu_target(target) or get_bool(self.transpose_a):
+            return None
+        shapes = _static_shapes(operand_types)
+        if shapes is None or len(shapes[0]) < 2 or len(shapes[1]) != 2:
+            return None
+        k, units = shapes[1] if not get_bool(self.transpose_b) else shapes[1][::-1]
+        n = choose_dense_packing(units, k)
+        if n is None:
+            return None
+        return self.layout_variant(DensePackOp, {"weight_layout": f"NC{n}n"})
+
 
 @irdl_op_definition
 class BatchMatmulOp(RelayOp):

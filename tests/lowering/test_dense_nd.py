@@ -73,3 +73,32 @@ def test_dense_nd_gelu_residual(
         m.set_input("r", inputs[1])
         m.run()
         np.testing.assert_allclose(m.get_output(0), ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape", "ta", "tb", "packed"),
+    [
+        ((1, 17, 33), (33, 48), False, False, True),
+        ((2, 3, 5, 3), (1000, 3), False, True, True),
+        ((9, 64), (64, 16), False, False, True),
+        ((33, 9), (33, 16), True, False, False),  # transpose_a: not packed
+        ((4, 7), (7, 17), False, False, False),  # no block divides 17 units
+    ],
+)
+def test_matmul_with_a_matrix_is_packed(
+    a_shape: tuple[int, ...],
+    b_shape: tuple[int, ...],
+    ta: bool,
+    tb: bool,
+    packed: bool,
+):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(a_shape).astype("float32")
+    b = rng.standard_normal(b_shape).astype("float32")
+    x = relay.var("x", shape=a_shape, dtype="float32")
+    y = relay.nn.matmul(x, relay.const(b), transpose_a=ta, transpose_b=tb)
+    lib = xrelay.build(relay.IRModule.from_expr(y), keep_mlir=True)
+    assert ("contrib_dense_pack" in lib.get_source("mlir")) == packed
+    a64 = np.swapaxes(a, -1, -2) if ta else a
+    ref = a64.astype(np.float64) @ (b.T if tb else b).astype(np.float64)
+    np.testing.assert_allclose(lib(a), ref, rtol=1e-4, atol=1e-4)

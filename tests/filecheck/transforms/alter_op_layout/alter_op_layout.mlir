@@ -80,6 +80,27 @@ func.func @dense_3d(%x: tensor<2x5x32xf32>, %b: tensor<24xf32>) -> tensor<2x5x24
 
 // -----
 
+// nn.matmul with a matrix B packs like a dense: B [K, N] goes CN -> NC8n (FoldConstant
+// folds the transform of a constant later); with transpose_a it stays.
+// CHECK-LABEL: func.func @matmul
+// CHECK:         %[[W:.*]] = relay.layout_transform %w {src_layout = "CN", dst_layout = "NC8n"} : (tensor<32x24xf32>) -> tensor<3x32x8xf32>
+// CHECK-NEXT:    %[[D:.*]] = relay.nn.contrib_dense_pack %x, %[[W]] {weight_layout = "NC8n"} : (tensor<2x5x32xf32>, tensor<3x32x8xf32>) -> tensor<2x5x24xf32>
+// CHECK-NEXT:    %[[T:.*]] = relay.nn.contrib_dense_pack %x, %wt {weight_layout = "NC8n"}
+// CHECK-NEXT:    %[[M:.*]] = relay.nn.matmul %y, %w {transpose_a = true}
+// CHECK-NEXT:    func.return %[[D]], %[[T]], %[[M]]
+// GPU-LABEL: func.func @matmul
+// GPU-NOT:     contrib_dense_pack
+func.func @matmul(%x: tensor<2x5x32xf32>, %y: tensor<32x4xf32>, %wt: tensor<3x32x8xf32>) -> (tensor<2x5x24xf32>, tensor<2x5x24xf32>, tensor<4x24xf32>) {
+  %w = relay.constant dense<0.25> : tensor<32x24xf32>
+  %0 = relay.nn.matmul %x, %w : (tensor<2x5x32xf32>, tensor<32x24xf32>) -> tensor<2x5x24xf32>
+  %t = relay.layout_transform %wt {src_layout = "NC8n", dst_layout = "NC"} : (tensor<3x32x8xf32>) -> tensor<24x32xf32>
+  %1 = relay.nn.matmul %x, %t {transpose_b = true} : (tensor<2x5x32xf32>, tensor<24x32xf32>) -> tensor<2x5x24xf32>
+  %2 = relay.nn.matmul %y, %w {transpose_a = true} : (tensor<32x4xf32>, tensor<32x24xf32>) -> tensor<4x24xf32>
+  func.return %0, %1, %2 : tensor<2x5x24xf32>, tensor<2x5x24xf32>, tensor<4x24xf32>
+}
+
+// -----
+
 // A reduction over C adapts (both parts of the split axis are reduced); the pool
 // cannot take a blocked layout, so its operand goes back to NCHW.
 // CHECK-LABEL: func.func @sum_and_pool
