@@ -398,10 +398,20 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
     ta, tb = get_bool(op.transpose_a), get_bool(op.transpose_b)
     b_n, m_n, n_n = out.shape
     k_n = x.shape[1] if ta else x.shape[2]
+    # one repack of a transposed y per batch entry, inside the parallel nest over
+    # the batch when y has one entry per output batch (the threads then share the
+    # repack too); a broadcast y is repacked once, before the nest (one thread)
+    per_batch = tb and y.shape[0] == b_n and b_n > 1
     if tb:
         yt = cx.scratch[0]
-        with kb.nest(yt.shape) as (b, k, n):
-            kb.store(kb.cast(y.at([b, n, k]), y.dtype, dt), yt, [b, k, n])
+
+        def repack(b: Index) -> None:
+            with kb.nest(yt.shape[1:]) as (k, n):
+                kb.store(kb.cast(y.at([b, n, k]), y.dtype, dt), yt, [b, k, n])
+
+        if not per_batch:
+            with kb.nest(yt.shape[:1]) as (b,):
+                repack(b)
         y_at: Callable[[Index, Index, Index], SSAValue] = lambda b, k, n: kb.load(  # noqa: E731
             yt, [b, k, n]
         )
@@ -425,12 +435,22 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
             kb.store(acc[j], out, [b, m, kb.iadd(n0, j)])
 
     full = n_n // width * width
-    with kb.parallel([b_n, m_n]) as (b, m):
+
+    def row(b: Index, m: Index) -> None:
         if full:
             with kb.loop(0, full, width) as n0:
                 tile(b, m, n0, width)
         if n_n - full:
             tile(b, m, full, n_n - full)
+
+    if per_batch:
+        with kb.parallel([b_n]) as (b,):
+            repack(b)
+            with kb.loop(0, m_n) as m:
+                row(b, m)
+    else:
+        with kb.parallel([b_n, m_n]) as (b, m):
+            row(b, m)
 
 
 scratch(nn.BatchMatmulOp)(_batch_matmul_scratch)
