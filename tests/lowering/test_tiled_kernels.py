@@ -331,6 +331,8 @@ def test_batch_matmul_odd_shapes(rng: Gen, check: Check, case: Any):
         (1, 3, 1, 1, 1, False, False),  # 1-sized dims, broadcast batch
         (3, 1, 4, 7, 130, True, False),  # transposed x, broadcast y, N > one tile
         (1, 1, 2, 300, 20, True, True),  # large K (small integers: exact sums)
+        (1, 3, 17, 9, 33, False, True),  # broadcast x, y repacked per batch entry
+        (4, 1, 5, 3, 17, False, True),  # broadcast transposed y: repacked once
     ]:
         gen = _ints if k > 32 else _x
         xs = (bx, k, m) if ta else (bx, m, k)
