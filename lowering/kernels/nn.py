@@ -402,13 +402,14 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
     # the batch when y has one entry per output batch (the threads then share the
     # repack too); a broadcast y is repacked once, before the nest (one thread)
     per_batch = tb and y.shape[0] == b_n and b_n > 1
+
+    def repack(b: Index) -> None:
+        yt = cx.scratch[0]
+        with kb.nest(yt.shape[1:]) as (k, n):
+            kb.store(kb.cast(y.at([b, n, k]), y.dtype, dt), yt, [b, k, n])
+
     if tb:
         yt = cx.scratch[0]
-
-        def repack(b: Index) -> None:
-            with kb.nest(yt.shape[1:]) as (k, n):
-                kb.store(kb.cast(y.at([b, n, k]), y.dtype, dt), yt, [b, k, n])
-
         if not per_batch:
             with kb.nest(yt.shape[:1]) as (b,):
                 repack(b)
