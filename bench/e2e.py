@@ -1,9 +1,11 @@
-"""End to end: every model of the shared models folder compiled with ``xrelay.build``
-and run, next to a plain numpy implementation (``bench/numpy_im2col.py``) and
+"""End to end: every model of the shared models folder and of its ``zoo/``
+(multi-input and multi-output models included) compiled with ``xrelay.build`` and
+run, next to a plain numpy implementation (``bench/numpy_im2col.py``) and
 onnxruntime (when installed) measured in the same run.
 
     .venv/bin/python bench/e2e.py [--models /work/shared/models] [--runs 20]
-                                  [--opt-level 3] [--only resnet18 ...] [--threads N]
+                                  [--opt-level 3] [--only resnet18 zoo/mobilenet_v2 ...]
+                                  [--threads N]
 
 onnxruntime is an optional peer: ``pip install -e '.[bench]'`` installs it.
 
@@ -18,7 +20,11 @@ Per model (each in a fresh subprocess, so that memory figures are its own):
 * ``numpy ms`` / ``ort ms``: the same for the peers, and the ratio xrelay / peer;
 * ``peak MB``: peak resident memory above the process's size before importing the
   model (import, build and runs), and the model's weight size for scale;
-* ``max err``: largest difference from the model's ``.output.npy``.
+* ``max err``: largest difference from the model's reference outputs (all of them).
+
+The numpy peer runs the single-input models whose ops it knows (``n/a`` otherwise);
+GFLOP/s needs the multiply-adds of ``manifest.json`` (the zoo's ``meta.json`` has
+none: ``n/a``).
 
 Figures only; nothing here passes or fails.
 """
@@ -56,6 +62,42 @@ def _median_ms(fn: Any, runs: int) -> float:
     return statistics.median(times) * 1e3
 
 
+def model_names(models: Path) -> list[str]:
+    """The models of ``manifest.json``, then the folders of ``zoo/`` (as
+    ``zoo/<name>``)."""
+    names = list(json.loads((models / "manifest.json").read_text())["models"])
+    zoo = models / "zoo"
+    if zoo.is_dir():
+        names += [
+            f"zoo/{d.name}" for d in sorted(zoo.iterdir()) if (d / "meta.json").exists()
+        ]
+    return names
+
+
+def model_spec(models: Path, name: str) -> dict[str, Any]:
+    """Files and figures of one model: ``onnx``, ``inputs`` and ``outputs`` (``.npy``
+    paths in order), ``macs`` (``None`` when unknown: the zoo's ``meta.json`` has
+    none) and ``params``."""
+    if name.startswith("zoo/"):
+        folder = models / name
+        meta = json.loads((folder / "meta.json").read_text())
+        return {
+            "onnx": folder / "model.onnx",
+            "inputs": [folder / i["file"] for i in meta["inputs"]],
+            "outputs": [folder / o["file"] for o in meta["outputs"]],
+            "macs": meta.get("macs"),
+            "params": int(meta["params"]),
+        }
+    entry = json.loads((models / "manifest.json").read_text())["models"][name]
+    return {
+        "onnx": models / entry["file"],
+        "inputs": [models / f"{name}.input.npy"],
+        "outputs": [models / f"{name}.output.npy"],
+        "macs": int(entry["macs"]),
+        "params": int(entry["params"]),
+    }
+
+
 def measure(
     models: Path, name: str, runs: int, opt_level: int, threads: int | None
 ) -> dict[str, Any]:
@@ -75,11 +117,11 @@ def measure(
 
     target_machine()  # libraries loaded and LLVM initialised before the baseline
     del xrelay.lowering.pipeline, xrelay.runtime.library
-    manifest = json.loads((models / "manifest.json").read_text())["models"][name]
-    x = np.load(models / f"{name}.input.npy")
-    ref = np.load(models / f"{name}.output.npy")
+    spec = model_spec(models, name)
+    inputs = [np.load(f) for f in spec["inputs"]]
+    refs = [np.load(f) for f in spec["outputs"]]
     base = _status("VmRSS")
-    mod, params = from_onnx(str(models / f"{name}.onnx"))
+    mod, params = from_onnx(str(spec["onnx"]))
     start = time.perf_counter()
     with PassContext(opt_level=opt_level):
         lib = xrelay.build(mod, params=params)
@@ -87,29 +129,38 @@ def measure(
     m = lib.create()
     if threads is not None:
         m.set_num_threads(threads)
-    m.set_input(0, x)
+    for k, a in enumerate(inputs):
+        m.set_input(k, a)
     xrelay_ms = _median_ms(m.run, runs)
-    err = float(np.max(np.abs(m.get_output(0) - ref)))
+    err = max(
+        float(np.max(np.abs(m.get_output(k) - ref))) for k, ref in enumerate(refs)
+    )
     peak = _status("VmHWM") - base
     one = lib.create()
     one.set_num_threads(1)
-    one.set_input(0, x)
+    for k, a in enumerate(inputs):
+        one.set_input(k, a)
     one_ms = _median_ms(one.run, runs)
 
-    peer = NumpyModel(models / f"{name}.onnx")
-    numpy_ms = _median_ms(lambda: peer(x), runs)
+    numpy_ms: float | None = None
+    if len(inputs) == 1:
+        try:
+            peer = NumpyModel(spec["onnx"])
+            numpy_ms = _median_ms(lambda: peer(inputs[0]), runs)
+        except Exception:  # the numpy peer knows the small CNNs' ops only
+            numpy_ms = None
     try:
         import onnxruntime as ort  # pyright: ignore[reportMissingImports]
 
-        sess = ort.InferenceSession(str(models / f"{name}.onnx"))
-        feed = {manifest["input_name"]: x}
+        sess = ort.InferenceSession(str(spec["onnx"]))
+        feed = {i.name: a for i, a in zip(sess.get_inputs(), inputs, strict=True)}
         ort_ms: float | None = _median_ms(lambda: sess.run(None, feed), runs)
     except ImportError:
         ort_ms = None
     return {
         "model": name,
-        "macs": int(manifest["macs"]),
-        "weights_mb": int(manifest["params"]) * 4 / 1e6,
+        "macs": spec["macs"],
+        "weights_mb": spec["params"] * 4 / 1e6,
         "compile_s": compile_s,
         "xrelay_ms": xrelay_ms,
         "threads": m.num_threads,
@@ -122,13 +173,24 @@ def measure(
     }
 
 
-def _gflops(macs: int, ms: float) -> float:
-    return 2 * macs / (ms * 1e-3) / 1e9
+def _gflops(macs: int | None, ms: float | None) -> str:
+    if macs is None or ms is None:
+        return "n/a"
+    return f"{2 * macs / (ms * 1e-3) / 1e9:.2f}"
+
+
+def _ms(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _ratio(a: float, b: float | None) -> str:
+    return "n/a" if b is None else f"{a / b:.2f}"
 
 
 def report(rows: list[dict[str, Any]]) -> None:
+    width = max([13, *(len(r["model"]) + 1 for r in rows)])
     head = (
-        f"{'model':<13}{'compile s':>10}{'thr':>4}{'xrelay ms':>11}{'GFLOP/s':>9}"
+        f"{'model':<{width}}{'compile s':>10}{'thr':>4}{'xrelay ms':>11}{'GFLOP/s':>9}"
         f"{'1-thr ms':>10}"
         f"{'numpy ms':>10}{'GFLOP/s':>9}{'x/numpy':>9}{'ort ms':>9}{'x/ort':>8}"
         f"{'peak MB':>9}{'weights':>9}{'max err':>10}"
@@ -136,16 +198,13 @@ def report(rows: list[dict[str, Any]]) -> None:
     print(head)
     print("-" * len(head))
     for r in rows:
-        ort = "n/a" if r["ort_ms"] is None else f"{r['ort_ms']:.3f}"
-        ratio_ort = (
-            "n/a" if r["ort_ms"] is None else f"{r['xrelay_ms'] / r['ort_ms']:.2f}"
-        )
         print(
-            f"{r['model']:<13}{r['compile_s']:>10.2f}{r['threads']:>4}"
-            f"{r['xrelay_ms']:>11.3f}{_gflops(r['macs'], r['xrelay_ms']):>9.2f}"
-            f"{r['one_thread_ms']:>10.3f}{r['numpy_ms']:>10.3f}"
-            f"{_gflops(r['macs'], r['numpy_ms']):>9.2f}"
-            f"{r['xrelay_ms'] / r['numpy_ms']:>9.2f}{ort:>9}{ratio_ort:>8}"
+            f"{r['model']:<{width}}{r['compile_s']:>10.2f}{r['threads']:>4}"
+            f"{r['xrelay_ms']:>11.3f}{_gflops(r['macs'], r['xrelay_ms']):>9}"
+            f"{r['one_thread_ms']:>10.3f}{_ms(r['numpy_ms']):>10}"
+            f"{_gflops(r['macs'], r['numpy_ms']):>9}"
+            f"{_ratio(r['xrelay_ms'], r['numpy_ms']):>9}{_ms(r['ort_ms']):>9}"
+            f"{_ratio(r['xrelay_ms'], r['ort_ms']):>8}"
             f"{r['peak_mb']:>9.1f}{r['weights_mb']:>9.1f}{r['max_err']:>10.2e}"
         )
     if rows and rows[0]["ort_ms"] is None:
@@ -157,7 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, default=Path("/work/shared/models"))
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--opt-level", type=int, default=3)
-    parser.add_argument("--only", nargs="*", default=None, help="model names")
+    parser.add_argument(
+        "--only", nargs="*", default=None, help="model names (zoo/<name> for the zoo)"
+    )
     parser.add_argument(
         "--threads",
         type=int,
@@ -170,8 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         row = measure(args.models, args.child, args.runs, args.opt_level, args.threads)
         print(json.dumps(row))
         return 0
-    manifest = json.loads((args.models / "manifest.json").read_text())["models"]
-    names = args.only or list(manifest)
+    names = args.only or model_names(args.models)
     print(
         f"xrelay e2e: opt_level {args.opt_level}, median of {args.runs} runs, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"

@@ -145,6 +145,12 @@ class PassContext:
             _stack.default = PassContext()
         return _stack.default
 
+    @staticmethod
+    def entered() -> bool:
+        """Whether a context is entered on this thread (``current()`` is then not the
+        thread's default)."""
+        return bool(_stack.contexts)
+
     def __enter__(self) -> PassContext:
         self._enter_instruments(self._instruments)
         _stack.contexts.append(self)

@@ -55,15 +55,19 @@ def split_names(values: Iterable[str] | None) -> list[str]:
     return names
 
 
-def add_pass_context_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--opt-level``, ``--required-pass``, ``--disabled-pass``, ``--pass-config``."""
+def add_pass_context_arguments(
+    parser: argparse.ArgumentParser, default_opt_level: int = 2
+) -> None:
+    """``--opt-level`` (default ``default_opt_level``), ``--required-pass``,
+    ``--disabled-pass``, ``--pass-config``."""
     group = parser.add_argument_group("pass context (TVM's PassContext)")
+    why = "as in TVM" if default_opt_level == 2 else "the fast kernels; TVM's is 2"
     group.add_argument(
         "--opt-level",
         type=_opt_level,
-        default=2,
+        default=default_opt_level,
         metavar="N",
-        help="PassContext opt_level (default 2, as in TVM)",
+        help=f"PassContext opt_level (default {default_opt_level}: {why})",
     )
     group.add_argument(
         "--required-pass",

@@ -43,6 +43,10 @@ DEFAULT_PIPELINE = "relay-optimize"
 otherwise ``FALLBACK_PIPELINE``."""
 FALLBACK_PIPELINE = "infer-type"
 
+RUN_OPT_LEVEL = 3
+"""The default ``--opt-level``: the level whose layouts the fast kernels need (as
+``xrelay.build`` without a PassContext; ``xrelay-opt`` keeps TVM's 2)."""
+
 
 class RunError(UserError):
     """A user error of ``xrelay-run``: reported as one line, exit code 1."""
@@ -154,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="print a progress line on stderr when compiling takes longer (default 1.5)",
     )
-    cli.add_pass_context_arguments(parser)
+    cli.add_pass_context_arguments(parser, default_opt_level=RUN_OPT_LEVEL)
     cli.add_reproducer_arguments(parser, with_file=False)
     parser.add_argument(
         "--debug", action="store_true", help="show Python tracebacks on errors"

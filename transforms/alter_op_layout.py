@@ -7,8 +7,10 @@ hook, Relay's ``FTVMAlterOpLayout``. On CPU targets (the default, ``llvm``):
 * ``nn.conv2d`` (``NCHW``/``OIHW``, ``groups == 1``, static shapes) becomes
   ``nn.contrib_conv2d_NCHWc`` with data ``NCHW{ic}c``, kernel ``OIHW{ic}i{oc}o`` and
   result ``NCHW{oc}c``;
-* ``nn.dense`` (2-D data, static weight) becomes ``nn.contrib_dense_pack`` with the
-  weight packed as ``NC{n}n``;
+* ``nn.dense`` (data of rank 2 or more, static shapes) becomes
+  ``nn.contrib_dense_pack`` with the weight packed as ``NC{n}n``, keeping the data's
+  leading dims; so does ``nn.matmul`` with a matrix ``B`` and no ``transpose_a``
+  (``B`` packed from ``CN``, or from ``NC`` with ``transpose_b``);
 
 block sizes from :mod:`xrelay.dialects.relay.cpu_layout` (channels without a block
 larger than 1 leave the op alone). The ops between blocked convolutions follow the

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import types
 from collections.abc import Mapping
+from contextlib import nullcontext
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -22,6 +23,12 @@ def _module_op(mod: Any) -> ModuleOp:
     raise TypeError(
         f"build takes a relay.IRModule or a builtin.module, not {type(mod).__name__}"
     )
+
+
+BUILD_OPT_LEVEL = 3
+"""The opt_level :func:`build` optimises at when no PassContext is entered: the level
+with AlterOpLayout, whose packed layouts the fast kernels need. ``PassContext()``
+itself keeps TVM's default of 2."""
 
 
 def optimize_module(mod: Any, params: Mapping[str, Any] | None = None) -> ModuleOp:
@@ -56,7 +63,8 @@ def build(
     """Compile ``mod`` (a ``relay.IRModule`` or ``builtin.module``) for the host CPU.
 
     ``params`` binds parameters of ``@main`` by name to constant arrays (weights).
-    The module is optimised at ``PassContext.current().opt_level``, lowered
+    The module is optimised at the entered ``PassContext``'s opt_level, or at
+    :data:`BUILD_OPT_LEVEL` (3) when none is entered, lowered
     (:mod:`xrelay.lowering`) and JIT-compiled at LLVM O3; ``mod`` is left as it was.
     Returns a :class:`~xrelay.runtime.library.Library`: ``lib.create()`` gives a graph
     executor, ``lib(*arrays)`` runs once, ``lib.export_library(path)`` writes a shared
@@ -80,8 +88,10 @@ def build(
     from xrelay.pass_manager.reproducer import CrashReproducer, capture_crashes
     from xrelay.runtime import cache as compile_cache
 
+    # outside any `with PassContext(...)`, build takes the fast path (opt_level 3)
+    entered = PassContext.entered()
+    ctx = PassContext.current() if entered else PassContext(opt_level=BUILD_OPT_LEVEL)
     key: str | None = None
-    ctx = PassContext.current()
     if cache and not ctx.instruments:
         with stage("cache lookup"):
             key = compile_cache.build_key(_module_op(mod), params, entry, ctx)
@@ -95,7 +105,11 @@ def build(
     repro = CrashReproducer.from_environment(["relay-optimize"])
     if repro is not None:
         repro.check_destination()
-    with stage("relay passes"), capture_crashes(repro):
+    with (
+        stage("relay passes"),
+        capture_crashes(repro),
+        nullcontext() if entered else ctx,
+    ):
         module = optimize_module(mod, params)
     # the optimised module is build's own copy: lowered in place, and let go of
     lowered = lower_model(module, entry, keep_mlir=keep_mlir, in_place=True)

@@ -70,6 +70,7 @@ from xrelay.dialects.relay.layout_rules import (
     MaybeLayout,
     elementwise_layouts,
     layout_of,
+    ndim_primal,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -238,6 +239,30 @@ def _ranks_are(types: Sequence[Attribute], ranks: Sequence[int]) -> bool:
         isinstance(t, TensorType) and len(cast(TensorType, t).get_shape()) == r
         for t, r in zip(types, ranks, strict=True)
     )
+
+
+_PLAIN_LETTERS = "NDHWC"
+
+
+def _rows_layout(
+    old_layouts: Sequence[MaybeLayout], old_types: Sequence[Attribute]
+) -> Layout | None:
+    """The layout of a dense's N-D data (rank 3 or more, the last axis reduced) and of
+    its result: the data's original layout when it is plain (no sub-axes) and of the
+    data's rank, else one of that rank (``NWC``, ``NHWC``, ...). ``None`` for other
+    ranks."""
+    if not old_types or not isinstance(old_types[0], TensorType):
+        return None
+    rank = len(cast(TensorType[Any], old_types[0]).get_shape())
+    if rank < 3:
+        return None
+    old = old_layouts[0] if old_layouts else None
+    if old is not None and old.ndim == rank and ndim_primal(old) == rank:
+        return old
+    letters = _PLAIN_LETTERS[-rank:] if rank <= 5 else None
+    if letters is None:
+        letters = "".join(chr(ord("A") + k) for k in range(rank))
+    return Layout.parse(letters)
 
 
 class PaddedOp(RelayOp):
@@ -896,22 +921,25 @@ class DenseOp(RelayOp):
         old_types: Sequence[Attribute],
     ) -> InferredLayouts | None:
         """Relay's ``DenseInferCorrectLayout``: data and weight in ``NC``, result in
-        ``NC`` (2-D data only)."""
-        if not _ranks_are(old_types, (2, 2)):
+        ``NC``; N-D data keeps its original plain layout (:func:`_rows_layout`)."""
+        if _ranks_are(old_types, (2, 2)):
+            nc = Layout.parse("NC")
+            return InferredLayouts((nc, nc), (nc,))
+        data = _rows_layout(old_layouts, old_types)
+        if data is None:
             return None
-        nc = Layout.parse("NC")
-        return InferredLayouts((nc, nc), (nc,))
+        return InferredLayouts((data, Layout.parse("NC")), (data,))
 
     def alter_layout(
         self, target: str, operand_types: Sequence[Attribute]
     ) -> RelayOp | None:
-        """Relay's x86 ``_alter_dense_layout``: a 2-D dense with a static weight becomes
-        ``contrib_dense_pack`` with the weight packed as ``NC{n}n``; ``n`` comes from
+        """Relay's x86 ``_alter_dense_layout``: a dense with a static weight and data
+        of rank 2 or more becomes ``contrib_dense_pack`` with the weight packed as ``NC{n}n``; ``n`` comes from
         :func:`~xrelay.dialects.relay.cpu_layout.choose_dense_packing`."""
         if not is_cpu_target(target):
             return None
         shapes = _static_shapes(operand_types)
-        if shapes is None or len(shapes[0]) != 2 or len(shapes[1]) != 2:
+        if shapes is None or len(shapes[0]) < 2 or len(shapes[1]) != 2:
             return None
         n = choose_dense_packing(shapes[1][0], shapes[1][1])
         if n is None:
@@ -923,7 +951,8 @@ class DenseOp(RelayOp):
 class DensePackOp(RelayOp):
     """``data @ unpack(weight).T`` with the weight packed in ``weight_layout``
     ``NC{n}n``: ``[units/n, K, n]`` where ``unpack`` gives ``[units, K]``. ``data`` is
-    ``[M, K]``; the result ``[M, units]``. Made by AlterOpLayout on CPUs (Relay's
+    ``[..., K]`` (rank 2 or more, as Relay's ``DensePackRel`` allows); the result
+    ``[..., units]``. Made by AlterOpLayout on CPUs (Relay's
     ``nn.contrib_dense_pack``)."""
 
     name = "relay.nn.contrib_dense_pack"
@@ -959,23 +988,23 @@ class DensePackOp(RelayOp):
         )
         layout, n = self.packing()
         ds, ws = data.get_shape(), weight.get_shape()
-        if len(ds) != 2:
+        if len(ds) < 2:
             raise TypeRelationError(
-                f"data must be a matrix [M, K], got {shape_str(ds)}"
+                f"data must be [..., M, K] (rank 2 or more), got {shape_str(ds)}"
             )
         if len(ws) != 3 or not _dims_agree(ws[2], n):
             raise TypeRelationError(
                 f"weight must be [units/{n}, K, {n}] for weight_layout '{layout}', got "
                 f"{shape_str(ws)}"
             )
-        if not _dims_agree(ds[1], ws[1]):
+        if not _dims_agree(ds[-1], ws[1]):
             raise TypeRelationError(
-                f"data's last dimension {ds[1]} does not match the weight's K {ws[1]}"
+                f"data's last dimension {ds[-1]} does not match the weight's K {ws[1]}"
             )
         units = DYN if ws[0] == DYN else ws[0] * n
         _check_units(self.units, units)
         elem = _out_elem(self.out_dtype, [data, weight], ["data", "weight"])
-        return [tensor((ds[0], units), elem)]
+        return [tensor((*ds[:-1], units), elem)]
 
     def compute(self, *args: Any) -> Any:
         layout, _ = self.packing()
@@ -991,12 +1020,18 @@ class DensePackOp(RelayOp):
         old_types: Sequence[Attribute],
     ) -> InferredLayouts | None:
         """Relay's ``DensePackInferCorrectLayout``: data in ``NC``, the weight in
-        ``weight_layout``, result in ``NC``."""
+        ``weight_layout``, result in ``NC``; N-D data keeps its original plain layout
+        (:func:`_rows_layout`)."""
         weight = layout_of(get_str(self.weight_layout))
         if weight is None:
             return None
-        nc = Layout.parse("NC")
-        return InferredLayouts((nc, weight), (nc,))
+        if _ranks_are(old_types[:1], (2,)):
+            nc = Layout.parse("NC")
+            return InferredLayouts((nc, weight), (nc,))
+        data = _rows_layout(old_layouts, old_types)
+        if data is None:
+            return None
+        return InferredLayouts((data, weight), (data,))
 
 
 @irdl_op_definition
@@ -1053,6 +1088,43 @@ class MatmulOp(RelayOp):
         if get_bool(self.transpose_b):
             b = b.T
         return np.matmul(a, b)
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """As ``dense`` (data ``NC``, or its plain N-D layout), with ``tensor_b`` in
+        ``NC`` when it is transposed and ``CN`` otherwise; none with
+        ``transpose_a``."""
+        if get_bool(self.transpose_a) or not _ranks_are(old_types[1:], (2,)):
+            return None
+        weight = Layout.parse("NC" if get_bool(self.transpose_b) else "CN")
+        if _ranks_are(old_types[:1], (2,)):
+            nc = Layout.parse("NC")
+            return InferredLayouts((nc, weight), (nc,))
+        data = _rows_layout(old_layouts, old_types)
+        if data is None:
+            return None
+        return InferredLayouts((data, weight), (data,))
+
+    def alter_layout(
+        self, target: str, operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """``a @ b`` with static shapes, ``a`` of rank 2 or more and not transposed,
+        becomes ``contrib_dense_pack`` as a dense does (``b`` packed ``NC{n}n``, from
+        ``CN`` when it is not transposed)."""
+        if not is_cpu_target(target) or get_bool(self.transpose_a):
+            return None
+        shapes = _static_shapes(operand_types)
+        if shapes is None or len(shapes[0]) < 2 or len(shapes[1]) != 2:
+            return None
+        k, units = shapes[1] if not get_bool(self.transpose_b) else shapes[1][::-1]
+        n = choose_dense_packing(units, k)
+        if n is None:
+            return None
+        return self.layout_variant(DensePackOp, {"weight_layout": f"NC{n}n"})
 
 
 @irdl_op_definition

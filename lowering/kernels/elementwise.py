@@ -100,10 +100,13 @@ BINARY: dict[type[ew.BinaryOp], Scalar2] = {
 
 
 def _sigmoid(kb: KernelBuilder, x: SSAValue, dt: DType) -> SSAValue:
-    """``0.5 * (tanh(0.5 * x) + 1)``: the reference's formula (no overflow)."""
-    half = kb.const(0.5, dt)
-    t = kb.math("tanh", kb.mul(half, x))
-    return kb.mul(half, kb.add(t, kb.const(1.0, dt)))
+    """``1 / (1 + e^-x)`` for ``x >= 0``, ``e^x / (1 + e^x)`` below: ``e^-|x|`` never
+    overflows, and the result keeps its relative accuracy down to the denormals
+    (the reference's ``0.5 * (tanh(x / 2) + 1)`` cancels to 0 for ``x < -17``)."""
+    one = kb.const(1.0, dt)
+    t = kb.math("exp", kb.neg(kb.math("absf", x), dt))
+    s = kb.div(one, kb.add(one, t), dt)
+    return kb.select(kb.cmp("ge", x, kb.zero(dt), dt), s, kb.mul(t, s))
 
 
 def _abs(kb: KernelBuilder, x: SSAValue, dt: DType) -> SSAValue:

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Generator, Sequence
 
 from xdsl.ir import SSAValue
@@ -29,7 +30,7 @@ from xrelay.lowering.kernels import (
     with_epilogue,
 )
 from xrelay.lowering.kernels.pool import from_nchw, to_nchw
-from xrelay.lowering.kernels.reduce import F64
+from xrelay.lowering.kernels.reduce import F64, fold_lanes
 from xrelay.lowering.scalar_types import DType, is_float
 from xrelay.lowering.tiling import host_vector_unit, tile_rows
 
@@ -137,10 +138,21 @@ class SliceLoops:
         base: Sequence[Index],
         inits: Sequence[SSAValue],
         body: Callable[[list[Index], list[SSAValue]], Sequence[SSAValue]],
+        combine: Callable[[SSAValue, SSAValue], SSAValue] | None = None,
     ) -> list[SSAValue]:
+        """Fold ``body`` over the slice at ``base``. With ``combine`` (an associative
+        and commutative merge of two partial results, e.g. a sum or a max, with the
+        ``inits`` as its identities) and a slice whose innermost axis is the last
+        one, partial folds (:func:`~xrelay.lowering.kernels.reduce.fold_lanes`)."""
         extents = [self.shape[a] for a in self.axes]
-        return self.kb.fold_nest(
-            extents, inits, lambda inner, c: body(self._index(base, inner), c)
+        if self.axes[-1] != len(self.shape) - 1:
+            combine = None  # partial folds only along contiguous elements
+        return fold_lanes(
+            self.kb,
+            extents,
+            inits,
+            lambda inner, c: body(self._index(base, inner), c),
+            combine,
         )
 
     @contextlib.contextmanager
@@ -167,24 +179,40 @@ def _softmax(cx: OpContext, outs: list[Buffer]) -> None:
     axis = get_int(op.axis) % len(x.shape)
     loops = SliceLoops(kb, x.shape, [axis])
     log = isinstance(op, nn.LogSoftmaxOp)
+    out = outs[0]
+
+    def fmax(a: SSAValue, b: SSAValue) -> SSAValue:
+        return kb.max(a, b, dt)
+
+    def fadd(a: SSAValue, b: SSAValue) -> SSAValue:
+        return kb.add(a, b)
+
     with loops.slices() as base:
-        m = loops.fold(base, [kb.lowest(dt)], lambda i, c: [kb.max(c[0], x.at(i), dt)])[
-            0
-        ]
+        m = loops.fold(
+            base, [kb.lowest(dt)], lambda i, c: [kb.max(c[0], x.at(i), dt)], fmax
+        )[0]
+        if log:
 
-        def add_exp(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
-            e = kb.math("exp", kb.sub(x.at(i), m))
-            return [kb.add(c[0], kb.cast(e, dt, F64))]
+            def add_exp(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
+                e = kb.math("exp", kb.sub(x.at(i), m))
+                return [kb.add(c[0], kb.cast(e, dt, F64))]
 
-        total = kb.cast(loops.fold(base, [kb.zero(F64)], add_exp)[0], F64, dt)
-        log_total = kb.math("log", total) if log else total
-        with loops.each(base) as i:
-            shifted = kb.sub(x.at(i), m)
-            if log:
-                value = kb.sub(shifted, log_total)
-            else:
-                value = kb.div(kb.math("exp", shifted), total, dt)
-            kb.store(value, outs[0], i)
+            total = loops.fold(base, [kb.zero(F64)], add_exp, fadd)[0]
+            log_total = kb.math("log", kb.cast(total, F64, dt))
+            with loops.each(base) as i:
+                kb.store(kb.sub(kb.sub(x.at(i), m), log_total), out, i)
+        else:
+            # exp once, into the output (a loop without a carried value: LLVM
+            # vectorises it); then the sum of the stored values, then the division
+            with loops.each(base) as i:
+                kb.store(kb.math("exp", kb.sub(x.at(i), m)), out, i)
+
+            def add_out(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
+                return [kb.add(c[0], kb.cast(kb.load(out, i), dt, F64))]
+
+            total = kb.cast(loops.fold(base, [kb.zero(F64)], add_out, fadd)[0], F64, dt)
+            with loops.each(base) as i:
+                kb.store(kb.div(kb.load(out, i), total, dt), out, i)
 
 
 @pointwise(nn.Conv2DTransposeOp, cheap=False)
@@ -246,7 +274,8 @@ def _dense_pack(cx: OpContext, outs: list[Buffer]) -> None:
 
 
 def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
-    """``data [M, K] @ unpack(weight).T`` with ``weight [U/n, K, n]``, register-tiled:
+    """``data [..., K] @ unpack(weight).T`` with ``weight [U/n, K, n]`` (the leading
+    dims of ``data`` are the ``M`` rows of one matrix), register-tiled:
     a tile of one row times ``B`` blocks of ``n`` units
     (``B`` = :func:`~xrelay.lowering.tiling.tile_rows`) is carried through the ``k``
     loop and stored once. Each step loads the ``B`` contiguous weight blocks
@@ -257,7 +286,9 @@ def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> 
     kb = cx.kb
     x, w = cx.operand(0), cx.operand(1)
     dt = out.dtype
-    m_n, k_n = x.shape
+    # N-D data: the leading dims are the rows of one matrix (row-major)
+    lead, k_n = x.shape[:-1], x.shape[-1]
+    m_n = math.prod(lead)
     b_n, _, blk = w.shape
     total = tile_rows(blk, dt.itemsize)
     # one row per tile: tiles of several rows were left scalar by LLVM's SLP
@@ -266,8 +297,10 @@ def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> 
     blocks = max(1, min(b_n, total))
 
     def tile(m0: Index, nr: int, b0: Index, nb: int) -> None:
+        row_idx = [kb.unflatten(kb.iadd(m0, r), lead, unsigned=True) for r in range(nr)]
+
         def body(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
-            xs = [kb.cast(x.at([kb.iadd(m0, r), k]), x.dtype, dt) for r in range(nr)]
+            xs = [kb.cast(x.at([*row_idx[r], k]), x.dtype, dt) for r in range(nr)]
             bs = [kb.iadd(b0, c) for c in range(nb)]
             ws = [
                 kb.cast(w.at([bs[c], k, j]), w.dtype, dt)
@@ -283,9 +316,8 @@ def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> 
         acc = kb.fold_loop(0, k_n, [kb.zero(dt)] * (nr * nb * blk), body)
         first = kb.imul(b0, blk)
         for r in range(nr):
-            row = kb.iadd(m0, r)
             for q in range(nb * blk):
-                idx = [row, kb.iadd(first, q)]
+                idx = [*row_idx[r], kb.iadd(first, q)]
                 value = acc[r * nb * blk + q]
                 if epilogue is not None:
                     value = epilogue(value, idx)
@@ -366,10 +398,21 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
     ta, tb = get_bool(op.transpose_a), get_bool(op.transpose_b)
     b_n, m_n, n_n = out.shape
     k_n = x.shape[1] if ta else x.shape[2]
+    # one repack of a transposed y per batch entry, inside the parallel nest over
+    # the batch when y has one entry per output batch (the threads then share the
+    # repack too); a broadcast y is repacked once, before the nest (one thread)
+    per_batch = tb and y.shape[0] == b_n and b_n > 1
+
+    def repack(b: Index) -> None:
+        yt = cx.scratch[0]
+        with kb.nest(yt.shape[1:]) as (k, n):
+            kb.store(kb.cast(y.at([b, n, k]), y.dtype, dt), yt, [b, k, n])
+
     if tb:
         yt = cx.scratch[0]
-        with kb.nest(yt.shape) as (b, k, n):
-            kb.store(kb.cast(y.at([b, n, k]), y.dtype, dt), yt, [b, k, n])
+        if not per_batch:
+            with kb.nest(yt.shape[:1]) as (b,):
+                repack(b)
         y_at: Callable[[Index, Index, Index], SSAValue] = lambda b, k, n: kb.load(  # noqa: E731
             yt, [b, k, n]
         )
@@ -393,12 +436,22 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
             kb.store(acc[j], out, [b, m, kb.iadd(n0, j)])
 
     full = n_n // width * width
-    with kb.parallel([b_n, m_n]) as (b, m):
+
+    def row(b: Index, m: Index) -> None:
         if full:
             with kb.loop(0, full, width) as n0:
                 tile(b, m, n0, width)
         if n_n - full:
             tile(b, m, full, n_n - full)
+
+    if per_batch:
+        with kb.parallel([b_n]) as (b,):
+            repack(b)
+            with kb.loop(0, m_n) as m:
+                row(b, m)
+    else:
+        with kb.parallel([b_n, m_n]) as (b, m):
+            row(b, m)
 
 
 scratch(nn.BatchMatmulOp)(_batch_matmul_scratch)

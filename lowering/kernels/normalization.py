@@ -18,10 +18,15 @@ from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import normalization as norm
 from xrelay.dialects.relay.base import get_bool, get_float, get_int
-from xrelay.lowering.builder import Buffer, Index
+from xrelay.lowering.builder import Buffer, Index, KernelBuilder
 from xrelay.lowering.kernels import OpContext, materialize, pointwise
 from xrelay.lowering.kernels.nn import SliceLoops
 from xrelay.lowering.kernels.reduce import F64
+
+
+def _fadd(kb: KernelBuilder) -> Callable[[SSAValue, SSAValue], SSAValue]:
+    """The merge of partial sums (:meth:`SliceLoops.fold`)."""
+    return kb.add
 
 
 @pointwise(norm.BatchNormOp)
@@ -68,14 +73,14 @@ def _normalize(
         def add(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
             return [kb.add(c[0], kb.cast(x.at(to_real(i)), dt, F64))]
 
-        total = loops.fold(base, [kb.zero(F64)], add)[0]
+        total = loops.fold(base, [kb.zero(F64)], add, _fadd(kb))[0]
         mean = kb.cast(kb.div(total, count, F64), F64, dt)
 
         def add_sq(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
             d = kb.sub(x.at(to_real(i)), mean)
             return [kb.add(c[0], kb.cast(kb.mul(d, d), dt, F64))]
 
-        sq = loops.fold(base, [kb.zero(F64)], add_sq)[0]
+        sq = loops.fold(base, [kb.zero(F64)], add_sq, _fadd(kb))[0]
         var = kb.cast(kb.div(sq, count, F64), F64, dt)
         denom = kb.math("sqrt", kb.add(var, eps))
         with loops.each(base) as i:
@@ -137,7 +142,7 @@ def _l2_normalize(cx: OpContext, outs: list[Buffer]) -> None:
             v = x.at(i)
             return [kb.add(c[0], kb.cast(kb.mul(v, v), dt, F64))]
 
-        sq = kb.cast(loops.fold(base, [kb.zero(F64)], add_sq)[0], F64, dt)
+        sq = kb.cast(loops.fold(base, [kb.zero(F64)], add_sq, _fadd(kb))[0], F64, dt)
         denom = kb.math("sqrt", kb.max(sq, eps, dt))
         with loops.each(base) as i:
             kb.store(kb.div(x.at(i), denom, dt), outs[0], i)

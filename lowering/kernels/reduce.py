@@ -20,6 +20,7 @@ from xrelay.dialects.relay.base import get_bool
 from xrelay.lowering.builder import Index, KernelBuilder
 from xrelay.lowering.kernels import OpContext, broadcast_index, pointwise
 from xrelay.lowering.scalar_types import DType, is_float
+from xrelay.lowering.tiling import host_vector_unit
 
 F64: DType = np.dtype(np.float64)
 I64: DType = np.dtype(np.int64)
@@ -28,6 +29,48 @@ I64: DType = np.dtype(np.int64)
 def acc_dtype(dt: DType) -> DType:
     """The accumulator of sums: ``f64`` for floats, the dtype itself otherwise."""
     return F64 if is_float(dt) else dt
+
+
+def fold_lanes(
+    kb: KernelBuilder,
+    extents: Sequence[int],
+    inits: Sequence[SSAValue],
+    body: Callable[[list[Index], list[SSAValue]], Sequence[SSAValue]],
+    combine: Callable[[SSAValue, SSAValue], SSAValue] | None = None,
+) -> list[SSAValue]:
+    """``kb.fold_nest(extents, inits, body)``; with ``combine`` (an associative and
+    commutative merge of two partial results, e.g. a sum or a max, with ``inits``
+    as its identities) the innermost axis is cut into as many interleaved partial
+    folds as a host vector has ``f32`` lanes (16 on AVX-512, 8 on AVX2), merged
+    pairwise at the end: independent chains that LLVM's SLP vectoriser keeps in
+    vector registers, where a single chain of float adds stays scalar (its order
+    is fixed). Rows shorter than two vectors keep the single chain."""
+    lanes = max(4, host_vector_unit().bytes // 4)
+    if combine is None or not extents or extents[-1] < 2 * lanes:
+        return kb.fold_nest(extents, inits, body)
+    width, n = len(inits), extents[-1]
+    main = n // lanes * lanes
+
+    def row(outer: list[Index], carried: list[SSAValue]) -> list[SSAValue]:
+        def step(k: Index, c: list[SSAValue]) -> list[SSAValue]:
+            out: list[SSAValue] = []
+            for j in range(lanes):
+                out += body([*outer, kb.iadd(k, j)], c[j * width : (j + 1) * width])
+            return out
+
+        c = kb.fold_loop(0, main, carried, step, step=lanes)
+        tail = kb.fold_loop(main, n, c[:width], lambda k, t: list(body([*outer, k], t)))
+        return [*tail, *c[width:]]
+
+    parts = kb.fold_nest(extents[:-1], list(inits) * lanes, row)
+    chunks = [parts[j * width : (j + 1) * width] for j in range(lanes)]
+    while len(chunks) > 1:
+        merged = [
+            [combine(a, b) for a, b in zip(x, y, strict=True)]
+            for x, y in zip(chunks[::2], chunks[1::2], strict=False)
+        ]
+        chunks = merged + ([chunks[-1]] if len(chunks) % 2 else [])
+    return chunks[0]
 
 
 class Reduction:
@@ -68,10 +111,19 @@ class Reduction:
         self,
         inits: Sequence[SSAValue],
         body: Callable[[list[Index], list[SSAValue]], Sequence[SSAValue]],
+        combine: Callable[[SSAValue, SSAValue], SSAValue] | None = None,
     ) -> list[SSAValue]:
-        """``body(data_index, carried) -> carried`` over the reduced elements."""
-        return self.kb.fold_nest(
-            self.reduced_shape, inits, lambda r, c: body(self.data_index(r), c)
+        """``body(data_index, carried) -> carried`` over the reduced elements
+        (partial folds merged by ``combine`` when the last data axis is reduced:
+        :func:`fold_lanes`)."""
+        if self.axes[-1] != len(self.shape) - 1:
+            combine = None
+        return fold_lanes(
+            self.kb,
+            self.reduced_shape,
+            inits,
+            lambda r, c: body(self.data_index(r), c),
+            combine,
         )
 
 
@@ -93,7 +145,7 @@ def _sum(
     def body(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
         return [kb.add(c[0], kb.cast(value(i), dt, acc))]
 
-    return rd.fold([kb.zero(acc)], body)[0]
+    return rd.fold([kb.zero(acc)], body, kb.add)[0]
 
 
 @pointwise(red.SumOp, cheap=False)
@@ -130,7 +182,10 @@ def _fold_op(
         def body(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
             return [combine(kb, c[0], kb.cast(cx.operand(0).at(i), dt, acc), acc)]
 
-        return kb.cast(rd.fold([init(kb, acc)], body)[0], acc, dt)
+        merge: Callable[[SSAValue, SSAValue], SSAValue] = lambda a, b: combine(  # noqa: E731
+            kb, a, b, acc
+        )
+        return kb.cast(rd.fold([init(kb, acc)], body, merge)[0], acc, dt)
 
     return value_at
 
@@ -208,7 +263,7 @@ def _variance(
         d = kb.sub(cx.operand(0).at(i), mean_at(i))
         return [kb.add(c[0], kb.cast(kb.mul(d, d), dt, acc))]
 
-    total = rd.fold([kb.zero(acc)], body)[0]
+    total = rd.fold([kb.zero(acc)], body, kb.add)[0]
     count = rd.count - (1 if unbiased else 0)
     if is_float(dt):
         return kb.cast(kb.div(total, kb.const(count, acc), acc), acc, dt)
@@ -251,7 +306,7 @@ def _logsumexp(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     def max_body(i: list[Index], c: list[SSAValue]) -> list[SSAValue]:
         return [kb.max(c[0], cx.operand(0).at(i), dt)]
 
-    m = rd.fold([kb.lowest(dt)], max_body)[0]
+    m = rd.fold([kb.lowest(dt)], max_body, lambda a, b: kb.max(a, b, dt))[0]
     # an infinite maximum is replaced by 0 (numpy reference)
     finite = kb.cmp("lt", kb.math("absf", m), kb.const(float("inf"), dt), dt)
     m = kb.select(finite, m, kb.zero(dt))

@@ -6,6 +6,10 @@ expands inline or turns into a call of the C library (``expf``, ``tanhf``...).
 ``rsqrt`` is ``1 / sqrt``; ``erf`` has no intrinsic and calls libm's ``erff`` /
 ``erf`` (``f16`` goes through ``f32``). The JIT and the shared library resolve the libm
 symbols.
+
+``exp``, ``log``, ``tanh`` and ``erf`` on ``f32`` and ``f16`` are instead expanded
+inline into polynomials (:mod:`.math_polynomial`), which LLVM vectorises; ``f64``
+keeps the library calls.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
+from xrelay.lowering.llvm import math_polynomial
 from xrelay.lowering.llvm.common import (
     Converter,
     apply_converters,
@@ -54,6 +59,15 @@ _INTRINSICS: dict[type[Operation], str] = {
     xmath.CopySignOp: "copysign",
     xmath.FmaOp: "fma",
 }
+
+
+POLYNOMIAL: dict[type[Operation], str] = {
+    xmath.ExpOp: "exp",
+    xmath.LogOp: "log",
+    xmath.TanhOp: "tanh",
+    xmath.ErfOp: "erf",
+}
+"""The functions expanded inline for ``f32`` / ``f16``."""
 
 
 def _intrinsic(name: str) -> Converter:
@@ -90,6 +104,25 @@ def _libm(module: ModuleOp, f32_name: str, f64_name: str) -> Converter:
     return conv
 
 
+def _polynomial(name: str, fallback: Converter) -> Converter:
+    """The inline expansion for ``f32`` / ``f16`` (through ``f32``), else
+    ``fallback``."""
+
+    def conv(op: Operation, b: Builder) -> Sequence[SSAValue] | None:
+        ty = op.results[0].type
+        if not isinstance(ty, Float32Type | Float16Type):
+            return fallback(op, b)
+        x = op.operands[0]
+        if isinstance(ty, Float16Type):
+            x = b.insert(llvm.FPExtOp(x, Float32Type())).results[0]
+        y = math_polynomial.expand(name, b, x)
+        if isinstance(ty, Float16Type):
+            y = b.insert(llvm.FPTruncOp(y, ty)).results[0]
+        return [y]
+
+    return conv
+
+
 def convert_math_to_llvm(module: ModuleOp) -> None:
     """Convert every ``math`` op of ``module``."""
     table: dict[type[Operation], Converter] = {
@@ -97,6 +130,8 @@ def convert_math_to_llvm(module: ModuleOp) -> None:
     }
     table[xmath.RsqrtOp] = _rsqrt
     table[xmath.ErfOp] = _libm(module, "erff", "erf")
+    for cls, name in POLYNOMIAL.items():
+        table[cls] = _polynomial(name, table[cls])
     table[xmath.ExpM1Op] = _libm(module, "expm1f", "expm1")
     table[xmath.Log1pOp] = _libm(module, "log1pf", "log1p")
     apply_converters(module, table)

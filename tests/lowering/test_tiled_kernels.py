@@ -197,6 +197,17 @@ def _dense_pack_cases(rng: Gen, case: Any) -> list[Any]:
                 constants=[1],
             )
         )
+    # N-D data: the leading dims are the rows (a 1-sized dim, 17 and 30 rows; 1001
+    # units in blocks of 7)
+    for lead, k, u, n in [((1, 17), 33, 48, 16), ((2, 3, 5), 3, 1001, 7)]:
+        out.append(
+            case(
+                nn.DensePackOp,
+                [_x(rng, *lead, k), _x(rng, u // n, k, n)],
+                {"weight_layout": f"NC{n}n"},
+                constants=[1],
+            )
+        )
     return out
 
 
@@ -320,6 +331,8 @@ def test_batch_matmul_odd_shapes(rng: Gen, check: Check, case: Any):
         (1, 3, 1, 1, 1, False, False),  # 1-sized dims, broadcast batch
         (3, 1, 4, 7, 130, True, False),  # transposed x, broadcast y, N > one tile
         (1, 1, 2, 300, 20, True, True),  # large K (small integers: exact sums)
+        (1, 3, 17, 9, 33, False, True),  # broadcast x, y repacked per batch entry
+        (4, 1, 5, 3, 17, False, True),  # broadcast transposed y: repacked once
     ]:
         gen = _ints if k > 32 else _x
         xs = (bx, k, m) if ta else (bx, m, k)

@@ -203,13 +203,13 @@ def test_print_ir(model: Path) -> None:
 def test_explicit_pipeline(model: Path) -> None:
     code, out, _ = run_main([str(model), *INTERP, "-p", "infer-type,canonicalize"])
     assert code == 0
-    assert "(passes: infer-type,canonicalize, opt_level 2)" in out
+    assert "(passes: infer-type,canonicalize, opt_level 3)" in out
 
 
 def test_progress_line_for_slow_compiles(model: Path) -> None:
     code, _, err = run_main([str(model), *INTERP, "--progress-after", "0"])
     assert code == 0
-    assert f"xrelay-run: compiling {model} (opt_level 2) ..." in err
+    assert f"xrelay-run: compiling {model} (opt_level 3) ..." in err
     assert "done in" in err
 
 
@@ -286,7 +286,7 @@ def test_llvm_executor_uses_xrelay_build(
     assert calls
     assert calls[0]["target"] == "llvm"
     assert "executor: llvm" in out
-    assert "(passes: none + xrelay.build, opt_level 2)" in out
+    assert "(passes: none + xrelay.build, opt_level 3)" in out
 
 
 def test_auto_falls_back_when_llvm_cannot_compile(

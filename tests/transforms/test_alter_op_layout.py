@@ -276,8 +276,18 @@ def test_alter_op_dense():
     assert transforms(after) == [("NC", "NC8n")]
 
 
-def test_dense_with_3d_data_is_kept():
+def test_dense_with_3d_data_is_packed_in_place():
+    """N-D data keeps its shape (no reshape to 2-D): contrib_dense_pack takes it."""
     x = var("x", (2, 4, 32))
+    _, after = alter(relay.nn.dense(x, weight((16, 32))))
+    assert names(after).count("relay.nn.dense") == 0
+    assert names(after).count("relay.nn.contrib_dense_pack") == 1
+    assert "relay.reshape" not in names(after)
+    assert transforms(after) == [("NC", "NC16n")]
+
+
+def test_dense_with_1d_data_is_kept():
+    x = var("x", (32,))
     _, after = alter(relay.nn.dense(x, weight((16, 32))))
     assert names(after).count("relay.nn.dense") == 1
 

@@ -127,6 +127,19 @@ def test_dense_pack_types_and_semantics():
     )
 
 
+def test_dense_pack_nd_data():
+    """N-D data: the leading dims are kept (Relay's DensePackRel)."""
+    assert infer(DensePackOp, t(2, 5, 32), t(2, 32, 8), weight_layout="NC8n") == t(
+        2, 5, 16
+    )
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal((2, 3, 10)), rng.standard_normal((12, 10))
+    packed = transform_array(w, "NC", "NC4n")
+    np.testing.assert_allclose(
+        run(DensePackOp, x, packed, weight_layout="NC4n"), x @ w.T, rtol=1e-12
+    )
+
+
 @pytest.mark.parametrize(
     ("data", "weight", "attrs", "message"),
     [
@@ -135,7 +148,7 @@ def test_dense_pack_types_and_semantics():
         ((4, 32), (2, 32, 8), {"weight_layout": "NC4n"}, r"weight must be \[units/4, K, 4\]"),
         ((4, 32), (64, 32), {"weight_layout": "NC8n"}, r"weight must be \[units/8, K, 8\]"),
         ((4, 16), (2, 32, 8), {"weight_layout": "NC8n"}, "does not match the weight's K 32"),
-        ((2, 4, 32), (2, 32, 8), {"weight_layout": "NC8n"}, "data must be a matrix"),
+        ((32,), (2, 32, 8), {"weight_layout": "NC8n"}, r"data must be \[\.\.\., M, K\]"),
         ((4, 32), (2, 32, 8), {"weight_layout": "NC8n", "units": 8}, "units=8"),
     ],
 )  # fmt: skip

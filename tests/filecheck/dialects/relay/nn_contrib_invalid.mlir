@@ -80,9 +80,9 @@ func.func @f(%x: tensor<4x16xf32>, %w: tensor<2x32x8xf32>) {
 
 // -----
 
-func.func @f(%x: tensor<2x4x32xf32>, %w: tensor<2x32x8xf32>) {
-  // CHECK: relay.nn.contrib_dense_pack: data must be a matrix [M, K], got [2, 4, 32]
-  %r = relay.nn.contrib_dense_pack %x, %w {weight_layout = "NC8n"} : (tensor<2x4x32xf32>, tensor<2x32x8xf32>) -> tensor<*xf32>
+func.func @f(%x: tensor<32xf32>, %w: tensor<2x32x8xf32>) {
+  // CHECK: relay.nn.contrib_dense_pack: data must be [..., M, K] (rank 2 or more), got [32]
+  %r = relay.nn.contrib_dense_pack %x, %w {weight_layout = "NC8n"} : (tensor<32xf32>, tensor<2x32x8xf32>) -> tensor<*xf32>
   func.return
 }
 

@@ -62,6 +62,45 @@ func.func @dense(%x: tensor<2x32xf32>) -> tensor<2x24xf32> {
 
 // -----
 
+// A dense on 3-D data (ONNX MatMul on [batch, seq, features]) is packed too; the
+// leading dims stay (no reshape), and the bias add after it keeps its layout.
+// CHECK-LABEL: func.func @dense_3d
+// CHECK:         %[[W:.*]] = relay.layout_transform %w {src_layout = "NC", dst_layout = "NC8n"} : (tensor<24x32xf32>) -> tensor<3x32x8xf32>
+// CHECK-NEXT:    %[[D:.*]] = relay.nn.contrib_dense_pack %x, %[[W]] {weight_layout = "NC8n"} : (tensor<2x5x32xf32>, tensor<3x32x8xf32>) -> tensor<2x5x24xf32>
+// CHECK-NEXT:    %[[A:.*]] = relay.add %[[D]], %b : (tensor<2x5x24xf32>, tensor<24xf32>) -> tensor<2x5x24xf32>
+// CHECK-NEXT:    func.return %[[A]]
+// GPU-LABEL: func.func @dense_3d
+// GPU:         relay.nn.dense %x, %w
+func.func @dense_3d(%x: tensor<2x5x32xf32>, %b: tensor<24xf32>) -> tensor<2x5x24xf32> {
+  %w = relay.constant dense<0.25> : tensor<24x32xf32>
+  %0 = relay.nn.dense %x, %w : (tensor<2x5x32xf32>, tensor<24x32xf32>) -> tensor<2x5x24xf32>
+  %1 = relay.add %0, %b : (tensor<2x5x24xf32>, tensor<24xf32>) -> tensor<2x5x24xf32>
+  func.return %1 : tensor<2x5x24xf32>
+}
+
+// -----
+
+// nn.matmul with a matrix B packs like a dense: B [K, N] goes CN -> NC8n (FoldConstant
+// folds the transform of a constant later); with transpose_a it stays.
+// CHECK-LABEL: func.func @matmul
+// CHECK:         %[[W:.*]] = relay.layout_transform %w {src_layout = "CN", dst_layout = "NC8n"} : (tensor<32x24xf32>) -> tensor<3x32x8xf32>
+// CHECK-NEXT:    %[[D:.*]] = relay.nn.contrib_dense_pack %x, %[[W]] {weight_layout = "NC8n"} : (tensor<2x5x32xf32>, tensor<3x32x8xf32>) -> tensor<2x5x24xf32>
+// CHECK-NEXT:    %[[T:.*]] = relay.nn.contrib_dense_pack %x, %wt {weight_layout = "NC8n"}
+// CHECK-NEXT:    %[[M:.*]] = relay.nn.matmul %y, %w {transpose_a = true}
+// CHECK-NEXT:    func.return %[[D]], %[[T]], %[[M]]
+// GPU-LABEL: func.func @matmul
+// GPU-NOT:     contrib_dense_pack
+func.func @matmul(%x: tensor<2x5x32xf32>, %y: tensor<32x4xf32>, %wt: tensor<3x32x8xf32>) -> (tensor<2x5x24xf32>, tensor<2x5x24xf32>, tensor<4x24xf32>) {
+  %w = relay.constant dense<0.25> : tensor<32x24xf32>
+  %0 = relay.nn.matmul %x, %w : (tensor<2x5x32xf32>, tensor<32x24xf32>) -> tensor<2x5x24xf32>
+  %t = relay.layout_transform %wt {src_layout = "NC8n", dst_layout = "NC"} : (tensor<3x32x8xf32>) -> tensor<24x32xf32>
+  %1 = relay.nn.matmul %x, %t {transpose_b = true} : (tensor<2x5x32xf32>, tensor<24x32xf32>) -> tensor<2x5x24xf32>
+  %2 = relay.nn.matmul %y, %w {transpose_a = true} : (tensor<32x4xf32>, tensor<32x24xf32>) -> tensor<4x24xf32>
+  func.return %0, %1, %2 : tensor<2x5x24xf32>, tensor<2x5x24xf32>, tensor<4x24xf32>
+}
+
+// -----
+
 // A reduction over C adapts (both parts of the split axis are reduced); the pool
 // cannot take a blocked layout, so its operand goes back to NCHW.
 // CHECK-LABEL: func.func @sum_and_pool
@@ -80,17 +119,19 @@ func.func @sum_and_pool(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>) -> (te
 // -----
 
 // Does not fire: channels without a block > 1 (3 -> 5), a grouped convolution, an
-// NHWC convolution, a dense with 7 units.
+// NHWC convolution, a dense with 7 units, a dense on a vector.
 // CHECK-LABEL: func.func @not_altered
 // CHECK-NEXT:    %0 = relay.nn.conv2d %x, %w : (tensor<1x3x6x6xf32>, tensor<5x3x3x3xf32>) -> tensor<1x5x4x4xf32>
 // CHECK-NEXT:    %1 = relay.nn.conv2d %y, %wg {groups = 2 : i64}
 // CHECK-NEXT:    %2 = relay.nn.conv2d %z, %wz {data_layout = "NHWC", kernel_layout = "HWIO"}
 // CHECK-NEXT:    %3 = relay.nn.dense %d, %wd
-// CHECK-NEXT:    func.return %0, %1, %2, %3
-func.func @not_altered(%x: tensor<1x3x6x6xf32>, %w: tensor<5x3x3x3xf32>, %y: tensor<1x8x6x6xf32>, %wg: tensor<8x4x3x3xf32>, %z: tensor<1x6x6x8xf32>, %wz: tensor<3x3x8x8xf32>, %d: tensor<2x8xf32>, %wd: tensor<7x8xf32>) -> (tensor<1x5x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x4x4x8xf32>, tensor<2x7xf32>) {
+// CHECK-NEXT:    %4 = relay.nn.dense %v, %wv
+// CHECK-NEXT:    func.return %0, %1, %2, %3, %4
+func.func @not_altered(%x: tensor<1x3x6x6xf32>, %w: tensor<5x3x3x3xf32>, %y: tensor<1x8x6x6xf32>, %wg: tensor<8x4x3x3xf32>, %z: tensor<1x6x6x8xf32>, %wz: tensor<3x3x8x8xf32>, %d: tensor<2x8xf32>, %wd: tensor<7x8xf32>, %v: tensor<8xf32>, %wv: tensor<16x8xf32>) -> (tensor<1x5x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x4x4x8xf32>, tensor<2x7xf32>, tensor<16xf32>) {
   %0 = relay.nn.conv2d %x, %w : (tensor<1x3x6x6xf32>, tensor<5x3x3x3xf32>) -> tensor<1x5x4x4xf32>
   %1 = relay.nn.conv2d %y, %wg {groups = 2 : i64} : (tensor<1x8x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x4x4xf32>
   %2 = relay.nn.conv2d %z, %wz {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x6x6x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x4x4x8xf32>
   %3 = relay.nn.dense %d, %wd : (tensor<2x8xf32>, tensor<7x8xf32>) -> tensor<2x7xf32>
-  func.return %0, %1, %2, %3 : tensor<1x5x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x4x4x8xf32>, tensor<2x7xf32>
+  %4 = relay.nn.dense %v, %wv : (tensor<8xf32>, tensor<16x8xf32>) -> tensor<16xf32>
+  func.return %0, %1, %2, %3, %4 : tensor<1x5x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x4x4x8xf32>, tensor<2x7xf32>, tensor<16xf32>
 }

@@ -1,0 +1,275 @@
+"""Per kernel family: the speed of xrelay's generated kernel next to the machine's
+measured peak, so that the weakest family is visible at a glance.
+
+    .venv/bin/python bench/kernels.py [--threads 1] [--runs 30] [--only matmul ...]
+                                      [--opt-level 3]
+
+Peaks, measured in this process: numpy's sgemm (single-threaded BLAS: the
+``*_NUM_THREADS`` variables are set to 1 before numpy loads) for the matrix
+products and convolutions (GFLOP/s), and a memory copy of the same tensor
+(``np.copyto``) for the memory-bound families (GB/s: bytes read + written).
+
+Each case is one small relay function built with ``xrelay.build`` at the opt level
+and run through an executor with zero-copy inputs and outputs; the figure is the
+median of ``--runs`` runs after a warm-up. ``ratio`` is xrelay's time over the
+peak's time for the same work (1.0 = as fast as the peak; lower is better).
+
+Figures only; nothing here passes or fails.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+
+def _median_s(fn: Callable[[], Any], runs: int) -> float:
+    fn()
+    times: list[float] = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+@dataclass
+class Case:
+    family: str
+    name: str
+    build: Callable[[Any], Any]
+    """``relay -> (expr, [input arrays])``."""
+    flops: float = 0.0
+    """Floating-point operations (0: a memory-bound case measured in GB/s)."""
+    peak: str = "memcpy"
+    """``sgemm`` (compare with numpy's matmul of ``gemm`` shapes) or ``memcpy``."""
+    gemm: tuple[int, int, int] | None = None
+    """``(M, K, N)`` of the numpy peak."""
+
+
+def _rand(*shape: int) -> np.ndarray:
+    return np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
+
+
+def _dense(m: int, k: int, n: int, lead: tuple[int, ...] = ()) -> Callable[[Any], Any]:
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=(*lead, m, k), dtype="float32")
+        w = relay.const(_rand(n, k))
+        return relay.nn.dense(x, w), [_rand(*lead, m, k)]
+
+    return build
+
+
+def _dense_bias_gelu(m: int, k: int, n: int) -> Callable[[Any], Any]:
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=(1, m, k), dtype="float32")
+        w = relay.const(_rand(n, k))
+        b = relay.const(_rand(n))
+        y = relay.add(relay.nn.dense(x, w), b)
+        half, root = relay.const(0.5), relay.const(float(1 / np.sqrt(2.0)))
+        g = relay.multiply(
+            relay.multiply(y, half),
+            relay.add(relay.erf(relay.multiply(y, root)), relay.const(1.0)),
+        )
+        return g, [_rand(1, m, k)]
+
+    return build
+
+
+def _batch_matmul(b: int, m: int, k: int, n: int, tb: bool) -> Callable[[Any], Any]:
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=(b, m, k), dtype="float32")
+        yshape = (b, n, k) if tb else (b, k, n)
+        y = relay.var("y", shape=yshape, dtype="float32")
+        out = relay.nn.batch_matmul(x, y, transpose_b=tb)
+        return out, [_rand(b, m, k), _rand(*yshape)]
+
+    return build
+
+
+def _unary(name: str, shape: tuple[int, ...]) -> Callable[[Any], Any]:
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=shape, dtype="float32")
+        if name == "gelu":
+            half, root = relay.const(0.5), relay.const(float(1 / np.sqrt(2.0)))
+            y = relay.multiply(
+                relay.multiply(x, half),
+                relay.add(relay.erf(relay.multiply(x, root)), relay.const(1.0)),
+            )
+        elif name == "silu":
+            y = relay.multiply(x, relay.sigmoid(x))
+        elif name == "relu":
+            y = relay.nn.relu(x)
+        elif name == "log":
+            y = relay.log(relay.abs(x))
+        else:
+            y = getattr(relay, name)(x)
+        return y, [_rand(*shape)]
+
+    return build
+
+
+def _softmax(shape: tuple[int, ...]) -> Callable[[Any], Any]:
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=shape, dtype="float32")
+        return relay.nn.softmax(x, axis=-1), [_rand(*shape)]
+
+    return build
+
+
+def _layer_norm(shape: tuple[int, ...]) -> Callable[[Any], Any]:
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=shape, dtype="float32")
+        g, b = relay.const(_rand(shape[-1])), relay.const(_rand(shape[-1]))
+        return relay.nn.layer_norm(x, g, b, axis=-1), [_rand(*shape)]
+
+    return build
+
+
+def _mean(shape: tuple[int, ...]) -> Callable[[Any], Any]:
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=shape, dtype="float32")
+        return relay.mean(x, axis=[-1], keepdims=True), [_rand(*shape)]
+
+    return build
+
+
+def _global_pool(shape: tuple[int, ...]) -> Callable[[Any], Any]:
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=shape, dtype="float32")
+        return relay.nn.global_avg_pool2d(x), [_rand(*shape)]
+
+    return build
+
+
+def _conv(
+    c: int, hw: int, k: int, stride: int, groups: int, oc: int | None = None
+) -> Callable[[Any], Any]:
+    oc = c if oc is None else oc
+
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=(1, c, hw, hw), dtype="float32")
+        w = relay.const(_rand(oc, c // groups, k, k) * 0.1)
+        y = relay.nn.conv2d(
+            x, w, strides=(stride, stride), padding=(k // 2, k // 2), groups=groups
+        )
+        return relay.nn.relu(y), [_rand(1, c, hw, hw)]
+
+    return build
+
+
+def _conv_flops(c: int, hw: int, k: int, stride: int, groups: int, oc: int) -> float:
+    out = -(-hw // stride)
+    return 2.0 * out * out * oc * (c // groups) * k * k
+
+
+def cases() -> list[Case]:
+    ew = (1, 1200, 1024)
+    out: list[Case] = [
+        Case("matmul", "dense 128x256 @ 256x1024", _dense(128, 256, 1024),
+             2 * 128 * 256 * 1024, "sgemm", (128, 256, 1024)),
+        Case("matmul", "dense [1,128,256] @ 256x1024", _dense(128, 256, 1024, (1,)),
+             2 * 128 * 256 * 1024, "sgemm", (128, 256, 1024)),
+        Case("matmul", "dense+bias+gelu [1,128,256]", _dense_bias_gelu(128, 256, 1024),
+             2 * 128 * 256 * 1024, "sgemm", (128, 256, 1024)),
+        Case("matmul", "batch_matmul 8x128x64 @ T", _batch_matmul(8, 128, 64, 128, True),
+             2 * 8 * 128 * 64 * 128, "sgemm", (8 * 128, 64, 128)),
+        Case("matmul", "batch_matmul 8x128x128 @ 8x128x64",
+             _batch_matmul(8, 128, 128, 64, False),
+             2 * 8 * 128 * 128 * 64, "sgemm", (8 * 128, 128, 64)),
+    ]  # fmt: skip
+    for name in ("exp", "log", "tanh", "sigmoid", "erf", "gelu", "silu", "relu"):
+        out.append(Case("elementwise", f"{name} {ew}", _unary(name, ew)))
+    out += [
+        Case("normalize", "softmax [12,128,128] axis -1", _softmax((12, 128, 128))),
+        Case("normalize", "layer_norm [1,128,768]", _layer_norm((1, 128, 768))),
+        Case("reduce", "mean [768,1024] axis -1", _mean((768, 1024))),
+        Case("reduce", "global_avg_pool [1,256,56,56]", _global_pool((1, 256, 56, 56))),
+    ]
+    for c, hw, k, s in (
+        (96, 56, 3, 1),
+        (144, 56, 3, 2),
+        (240, 28, 5, 1),
+        (96, 56, 7, 1),
+    ):
+        out.append(
+            Case("conv-depthwise", f"dw {k}x{k}/s{s} c{c} {hw}x{hw}",
+                 _conv(c, hw, k, s, c), _conv_flops(c, hw, k, s, c, c), "sgemm",
+                 (c, k * k, (-(-hw // s)) ** 2))
+        )  # fmt: skip
+    for g in (1, 4):
+        out.append(
+            Case("conv-grouped", f"1x1 g{g} c232 28x28", _conv(232, 28, 1, 1, g),
+                 _conv_flops(232, 28, 1, 1, g, 232), "sgemm", (232, 232 // g, 784))
+        )  # fmt: skip
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--opt-level", type=int, default=3)
+    parser.add_argument("--only", nargs="*", help="families or name substrings")
+    args = parser.parse_args()
+
+    import xrelay
+    from xrelay import relay
+    from xrelay.pass_manager import PassContext
+
+    print(f"threads {args.threads}, opt_level {args.opt_level}, runs {args.runs}")
+    print(
+        f"{'family':15} {'case':36} {'xrelay ms':>9} {'peak ms':>8} "
+        f"{'xrelay':>10} {'peak':>10} {'ratio':>6}"
+    )
+    for case in cases():
+        if args.only and not any(s == case.family or s in case.name for s in args.only):
+            continue
+        expr, inputs = case.build(relay)
+        mod = relay.IRModule.from_expr(expr)
+        with PassContext(opt_level=args.opt_level):
+            lib = xrelay.build(mod, num_threads=args.threads)
+        m = lib.create()
+        for k, a in enumerate(inputs):
+            m.set_input_zero_copy(k, a)
+        out = np.empty(lib(*inputs).shape, np.float32)
+        m.set_output_zero_copy(0, out)
+        t = _median_s(m.run, args.runs)
+        if case.peak == "sgemm":
+            assert case.gemm is not None
+            gm, gk, gn = case.gemm
+            a, b = _rand(gm, gk), _rand(gk, gn)
+            c = np.empty((gm, gn), np.float32)
+            peak_t = _median_s(lambda a=a, b=b, c=c: np.matmul(a, b, out=c), args.runs)
+            flops = case.flops
+            ours = f"{flops / t / 1e9:6.1f} GF/s"
+            peak = f"{2 * gm * gk * gn / peak_t / 1e9:6.1f} GF/s"
+            ratio = t / (peak_t * flops / (2 * gm * gk * gn))
+        else:
+            src = inputs[0]
+            dst = np.empty_like(src)
+            peak_t = _median_s(lambda d=dst, s=src: np.copyto(d, s), args.runs)
+            moved = sum(a.nbytes for a in inputs) + out.nbytes
+            ours = f"{moved / t / 1e9:6.1f} GB/s"
+            peak = f"{2 * src.nbytes / peak_t / 1e9:6.1f} GB/s"
+            ratio = t / (peak_t * moved / (2 * src.nbytes))
+        print(
+            f"{case.family:15} {case.name:36} {t * 1e3:9.3f} {peak_t * 1e3:8.3f} "
+            f"{ours:>10} {peak:>10} {ratio:6.2f}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

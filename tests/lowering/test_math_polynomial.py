@@ -1,0 +1,86 @@
+"""The inline ``f32`` polynomials of ``exp``, ``log``, ``tanh``, ``erf`` (and the
+``sigmoid`` built on ``exp``) against float64 numpy / ``math.erf``, over the whole
+``f32`` range: random bit patterns (every exponent, denormals, both signs), a dense
+sweep of [-12, 12], and the edges (±0, ±inf, NaN, the overflow and underflow
+thresholds, the branch points of the expansions). The bounds are the ones stated in
+:mod:`xrelay.lowering.llvm.math_polynomial`."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay import relay
+from xrelay.pass_manager import PassContext
+
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1.1754942e-38, 1e-40]
+SPECIAL += [88.72, 88.73, 89.0, -87.3, -103.9, -104.0, -110.0, 0.625, -0.625, 0.9]
+SPECIAL += [-0.9, 3.92, 4.0, 1.0, -1.0, 0.5, 2.0, 3.4e38, -3.4e38, 20.0, -20.0]
+
+MAX_ULP = {"exp": 2.0, "log": 2.0, "tanh": 3.0, "erf": 3.0, "sigmoid": 3.0}
+
+
+def _inputs() -> Any:
+    rng = np.random.default_rng(0)
+    bits = rng.integers(0, 2**32, 300_000, dtype=np.uint64).astype(np.uint32)
+    dense = np.linspace(-12, 12, 100_001, dtype=np.float32)
+    return np.concatenate([bits.view(np.float32), np.array(SPECIAL, "float32"), dense])
+
+
+def _reference(name: str, x: Any) -> Any:
+    with np.errstate(all="ignore"):
+        d = x.astype(np.float64)
+        if name == "erf":
+            return np.vectorize(math.erf, otypes=[float])(d)
+        if name == "sigmoid":
+            return 1 / (1 + np.exp(-d))
+        return getattr(np, name)(d)
+
+
+def _build(name: str, x: Any) -> Any:
+    v = relay.var("x", shape=x.shape, dtype=str(x.dtype))
+    with PassContext(opt_level=3):
+        return xrelay.build(relay.IRModule.from_expr(getattr(relay, name)(v)))
+
+
+@pytest.mark.parametrize("name", sorted(MAX_ULP))
+def test_f32_accuracy_over_the_whole_range(name: str):
+    x = _inputs()
+    lib = _build(name, x)
+    # inlined: no per-element library call is left in the optimised code
+    optimized = lib.get_source("opt")
+    for symbol in ("@llvm.exp.", "@llvm.log.", "@llvm.tanh.", "@expf", "@erff"):
+        assert symbol not in optimized
+    y = lib(x)
+    ref = _reference(name, x)
+    with np.errstate(over="ignore"):
+        ref32 = ref.astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(ref32))
+    np.testing.assert_array_equal(np.isinf(y), np.isinf(ref32))
+    inf = np.isinf(ref32)
+    np.testing.assert_array_equal(y[inf], ref32[inf])
+    fin = np.isfinite(ref32)
+    ulp = np.abs(y[fin] - ref[fin]) / np.spacing(np.abs(ref32[fin])).astype(np.float64)
+    assert ulp.max() <= MAX_ULP[name], (x[fin][ulp.argmax()], ulp.max())
+    # odd functions keep the sign of zero
+    if name in ("tanh", "erf"):
+        assert np.signbit(lib(np.array([-0.0], "float32").repeat(x.size))).all()
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh", "erf"])
+def test_f16_goes_through_f32(name: str):
+    x = np.linspace(-6, 6, 1001).astype("float16")
+    y = _build(name, x)(x)
+    ref = _reference(name, x).astype(np.float16)
+    np.testing.assert_allclose(y.astype(float), ref.astype(float), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "tanh", "erf"])
+def test_f64_keeps_libm(name: str):
+    x = np.linspace(0.01, 6, 1001)
+    y = _build(name, x)(x)
+    np.testing.assert_allclose(y, _reference(name, x), rtol=1e-15, atol=1e-300)
