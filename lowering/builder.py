@@ -571,35 +571,51 @@ class KernelBuilder:
             return self.result(arith.NegfOp(a))
         return self.sub(self.zero(dt), a)
 
-    def _safe_divisor(self, b: SSAValue, dt: DType) -> tuple[SSAValue, SSAValue]:
-        """``(b == 0, b or 1)``: integer division by zero traps on the CPU; numpy
-        gives 0 there, so the divisor is replaced and the result selected."""
+    def _safe_divisor(
+        self, b: SSAValue, dt: DType
+    ) -> tuple[SSAValue, SSAValue | None, SSAValue]:
+        """``(b == 0, b == -1 or None, safe b)``: integer division by zero, and
+        ``INT_MIN / -1`` (whose quotient does not fit), trap on the CPU. numpy's
+        results are ``x / 0 == 0``, ``x % 0 == 0``, ``x / -1 == -x`` (wrapping) and
+        ``x % -1 == 0``, so both divisors are replaced by 1 and the result selected
+        (``-1`` only for signed types)."""
         is_zero = self.result(arith.CmpiOp(b, self.zero(dt), "eq"))
-        return is_zero, self.select(is_zero, self.const(1, dt), b)
+        bad = is_zero
+        is_minus_one: SSAValue | None = None
+        if is_signed(dt):
+            is_minus_one = self.result(arith.CmpiOp(b, self.const(-1, dt), "eq"))
+            bad = self.result(arith.OrIOp(is_zero, is_minus_one))
+        return is_zero, is_minus_one, self.select(bad, self.const(1, dt), b)
+
+    def _quotient(self, a: SSAValue, b: SSAValue, dt: DType, floor: bool) -> SSAValue:
+        zero, minus_one, safe = self._safe_divisor(b, dt)
+        if not is_signed(dt):
+            q = self.result(arith.DivUIOp(a, safe))
+        else:
+            q = self.result(
+                arith.FloorDivSIOp(a, safe) if floor else arith.DivSIOp(a, safe)
+            )
+        if minus_one is not None:  # a / 1 == a: negate it (wraps at INT_MIN)
+            q = self.select(minus_one, self.neg(q, dt), q)
+        return self.select(zero, self.zero(dt), q)
 
     def div(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
-        """``a / b``; integers truncate toward zero (TVM's ``div``), ``x / 0 == 0``."""
+        """``a / b``; integers truncate toward zero (TVM's ``div``), with numpy's
+        results where the CPU would trap (:meth:`_safe_divisor`)."""
         if is_float(dt):
             return self.result(arith.DivfOp(a, b))
-        zero, safe = self._safe_divisor(b, dt)
-        q = self.result(
-            arith.DivSIOp(a, safe) if is_signed(dt) else arith.DivUIOp(a, safe)
-        )
-        return self.select(zero, self.zero(dt), q)
+        return self._quotient(a, b, dt, floor=False)
 
     def floor_div(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
-        """``floor(a / b)`` (numpy's ``floor_divide``; ``x // 0 == 0`` for ints)."""
+        """``floor(a / b)`` (numpy's ``floor_divide``; see :meth:`_safe_divisor`)."""
         if is_float(dt):
             return self.math("floor", self.result(arith.DivfOp(a, b)))
-        zero, safe = self._safe_divisor(b, dt)
-        q = self.result(
-            arith.FloorDivSIOp(a, safe) if is_signed(dt) else arith.DivUIOp(a, safe)
-        )
-        return self.select(zero, self.zero(dt), q)
+        return self._quotient(a, b, dt, floor=True)
 
     def trunc_rem(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """C's remainder, with the sign of ``a`` (numpy's ``fmod``; libm's ``fmod``
-        for floats: xDSL has no ``arith.remf``)."""
+        for floats: xDSL has no ``arith.remf``). ``x % 0 == 0`` and ``x % -1 == 0``
+        (the divisor is replaced by 1: :meth:`_safe_divisor`)."""
         if is_float(dt):
             if dt.itemsize == 8:
                 return self.call_extern("fmod", [a, b], a.type)
@@ -607,11 +623,10 @@ class KernelBuilder:
             wide = [self.cast(v, dt, f32) for v in (a, b)]
             r = self.call_extern("fmodf", wide, register_type(f32))
             return self.cast(r, f32, dt)
-        zero, safe = self._safe_divisor(b, dt)
-        r = self.result(
+        _, _, safe = self._safe_divisor(b, dt)
+        return self.result(
             arith.RemSIOp(a, safe) if is_signed(dt) else arith.RemUIOp(a, safe)
         )
-        return self.select(zero, self.zero(dt), r)
 
     def floor_rem(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """The remainder with the sign of ``b`` (numpy's ``mod``)."""
