@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from xrelay.status import STATUS_WORDS
 from xrelay.lowering.scalar_types import (
     DType,
     is_float,
@@ -112,6 +113,10 @@ class KernelBuilder:
         self.stores_outside_parallel = 0
         """Stores emitted outside a split loop nest (while :attr:`thread` is set)."""
         self._in_parallel = False
+        self.status_position: int | None = None
+        """Where :meth:`status` inserts the status argument (``None``: the function
+        cannot take one)."""
+        self._status: Buffer | None = None
 
     # -- functions ---------------------------------------------------------------------
 
@@ -136,7 +141,73 @@ class KernelBuilder:
     def finish(self) -> func.FuncOp:
         """Add the ``func.return`` and give the function back."""
         self.insert(func.ReturnOp())
+        if self._status is not None:
+            self.function.function_type = FunctionType.from_lists(
+                [a.type for a in self.entry.args], []
+            )
         return self.function
+
+    # -- run status (checked data) -----------------------------------------------------
+
+    @property
+    def uses_status(self) -> bool:
+        """Whether the function took the status argument (:meth:`status`)."""
+        return self._status is not None
+
+    def status(self) -> Buffer:
+        """The run status block (:mod:`xrelay.status`), a ``memref<4xi64>``
+        argument added to the function at :attr:`status_position` on first use; the
+        caller passes the status block of the run."""
+        if self._status is None:
+            if self.status_position is None:
+                raise AssertionError("this function cannot take a status argument")
+            dt = np.dtype(np.int64)
+            ty = memref_type((STATUS_WORDS,), dt)
+            arg = self.entry.insert_arg(ty, self.status_position)
+            arg.name_hint = "status"
+            self._status = Buffer(arg, (STATUS_WORDS,), dt)
+        return self._status
+
+    def checked_index(
+        self, value: SSAValue, size: int, code: int, from_end: bool = True
+    ) -> SSAValue:
+        """``value`` (an ``index`` read from data) as a position in a dim of
+        ``size``: with ``from_end``, ``-size <= value < 0`` counts from the end. Any
+        other value is reported in the status block (code, value, size; see
+        :mod:`xrelay.status`) and replaced by 0, so that the kernel never reads
+        outside the buffer (the caller must not read a dim of size 0). Costs a
+        compare, a select and a branch that is never taken on good data."""
+        raw = value
+        if from_end:
+            neg = self.icmp("slt", value, 0)
+            value = self.select(neg, self.index(self.iadd(value, size)), value)
+        ok = self.icmp("ult", value, size)
+        bad = self.result(arith.XOrIOp(ok, self.const(1, np.dtype(np.bool_))))
+        status = self.status()
+
+        def report() -> list[SSAValue]:
+            # the first failure is kept (what the interpreter reports)
+            i64 = np.dtype(np.int64)
+            first = self.load(status, [0])
+            free = self.cmp("eq", first, self.zero(i64), i64)
+
+            def write() -> list[SSAValue]:
+                words = [
+                    self.const(code, i64),
+                    self.int_of_index(raw),
+                    self.const(size, i64),
+                ]
+                for k in (1, 2, 0):  # the code last: it says the others are written
+                    self.insert(
+                        memref.StoreOp.get(words[k], status.value, [self.index(k)])
+                    )
+                return []
+
+            self.if_(free, write)
+            return []
+
+        self.if_(bad, report)
+        return self.select(ok, value, self.index(0))
 
     def insert(self, op: Operation) -> Operation:
         self.builder.insert(op)

@@ -19,6 +19,7 @@ from xdsl.utils.exceptions import (
     ParseError,
 )
 
+from xrelay.status import IndexOutOfRangeError
 from xrelay.tools.locations import location_of
 
 
@@ -107,6 +108,8 @@ def diagnose(e: BaseException) -> tuple[str | None, str]:
         op: Any = getattr(e, "op", None)
         location = location_of(op) if isinstance(op, Operation) else None
         return location, first_line(str(e)) + pass_notes(e)
+    if isinstance(e, IndexOutOfRangeError):  # bad data, found by a run
+        return None, f"run failed: {first_line(str(e))}"
     if isinstance(e, OSError):
         what = f"'{e.filename}': " if e.filename else ""
         return None, f"cannot access {what}{e.strerror or e}"

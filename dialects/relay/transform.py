@@ -63,6 +63,7 @@ from xrelay.dialects.relay.base import (
     tensor,
 )
 from xrelay.dialects.relay.dtypes import is_int, numpy_dtype
+from xrelay.status import index_error
 from xrelay.dialects.relay.layout import Layout, transform_array
 from xrelay.dialects.relay.layout_rules import (
     InferredLayouts,
@@ -922,12 +923,33 @@ class StridedSliceOp(_UnaryTransformOp):
         return list(zip(range(rank), begin, end, strides, strict=True))
 
 
-def _wrap_indices(idx: Array, size: int, mode: str) -> Array:
+def _checked_indices(idx: Array, size: int, op_name: str) -> Array:
+    """``idx`` with negative entries counted from the end; an entry outside
+    ``[-size, size)`` raises :class:`~xrelay.status.IndexOutOfRangeError` (what
+    compiled code reports from its status block)."""
+    idx = idx.astype(np.int64)
+    bad = (idx < -size) | (idx >= size)
+    if bad.any():
+        raise index_error(op_name, int(idx[bad].reshape(-1)[0]), size)
+    return np.where(idx < 0, idx + size, idx)
+
+
+def _wrap_indices(idx: Array, size: int, mode: str, op_name: str) -> Array:
+    """``mode``: ``clip`` clamps, ``wrap`` wraps, ``fast`` is checked (xrelay
+    defines Relay's unchecked mode: negative indices count from the end once, and
+    anything out of range fails the run instead of reading outside the buffer)."""
     idx = idx.astype(np.int64)
     if mode == "clip":
         return np.clip(idx, 0, max(size - 1, 0))
-    # "wrap"; "fast" promises in-range indices, read here like "wrap"
-    return np.mod(idx, size) if size else idx
+    if mode == "wrap":
+        return np.mod(idx, size) if size else idx
+    return _checked_indices(idx, size, op_name)
+
+
+def _no_empty_read(size: int, out_shape: Sequence[int], what: str) -> None:
+    """Reading anything from a dim of size 0 is an error of the program."""
+    if size == 0 and DYN not in out_shape and math.prod(out_shape) > 0:
+        raise TypeRelationError(f"cannot gather from {what} of size 0")
 
 
 def _axis_index(n: int, pos: int, rank: int) -> Array:
@@ -942,8 +964,10 @@ class TakeOp(RelayOp):
     """Elements of ``data`` picked by integer ``indices`` along ``axis`` (absent: from
     the flattened ``data``); the first ``batch_dims`` dims of ``indices`` run alongside
     those of ``data``. ``mode``: ``"clip"`` clamps out-of-range indices (negative ones
-    to 0), ``"wrap"`` takes them modulo the dim, ``"fast"`` assumes they are in range
-    (the reference semantics wrap them)."""
+    to 0), ``"wrap"`` takes them modulo the dim, ``"fast"`` does neither: negative
+    indices count from the end once, and an index outside ``[-dim, dim)`` is an error
+    of the run (Relay leaves it undefined; compiled code reports it through the run
+    status, :mod:`xrelay.status`)."""
 
     name = "relay.take"
     data = operand_def(ANY_TENSOR)
@@ -978,6 +1002,8 @@ class TakeOp(RelayOp):
             )
         elem = x.get_element_type()
         if self.axis is None:
+            if DYN not in x.get_shape():
+                _no_empty_read(math.prod(x.get_shape()), idx.get_shape(), "data")
             return [tensor(idx.get_shape(), elem)]
         ds, js = x.get_shape(), idx.get_shape()
         axis, batch = self._params(len(ds), len(js))
@@ -986,16 +1012,18 @@ class TakeOp(RelayOp):
                 raise TypeRelationError(
                     f"batch dim {k}: data has {ds[k]} but indices has {js[k]}"
                 )
-        return [tensor((*ds[:axis], *js[batch:], *ds[axis + 1 :]), elem)]
+        out = (*ds[:axis], *js[batch:], *ds[axis + 1 :])
+        _no_empty_read(ds[axis], out, f"axis {axis}")
+        return [tensor(out, elem)]
 
     def compute(self, *args: Any) -> Any:
         x: Array = args[0]
         idx: Array = args[1]
         mode = get_str(self.mode)
         if self.axis is None:
-            return x.reshape(-1)[_wrap_indices(idx, x.size, mode)]
+            return x.reshape(-1)[_wrap_indices(idx, x.size, mode, self.name)]
         axis, batch = self._params(x.ndim, idx.ndim)
-        idx = _wrap_indices(idx, x.shape[axis], mode)
+        idx = _wrap_indices(idx, x.shape[axis], mode, self.name)
         n_idx = idx.ndim - batch
         rank = x.ndim - 1 + n_idx
         grid: list[Array] = []
@@ -1047,13 +1075,14 @@ class GatherOp(RelayOp):
                     f"indices dim {k} is {j} but data dim {k} is {d} (only the axis "
                     f"{axis} may differ)"
                 )
+        _no_empty_read(ds[axis], js, f"axis {axis}")
         return [tensor(js, x.get_element_type())]
 
     def compute(self, *args: Any) -> Any:
         x: Array = args[0]
-        return np.take_along_axis(
-            x, args[1].astype(np.int64), axis=get_int(self.axis) % x.ndim
-        )
+        axis = get_int(self.axis) % x.ndim
+        idx = _checked_indices(args[1], x.shape[axis], self.name)
+        return np.take_along_axis(x, idx, axis=axis)
 
 
 @irdl_op_definition
@@ -1100,7 +1129,10 @@ class GatherNDOp(RelayOp):
                 raise TypeRelationError(
                     f"batch dim {k}: data has {ds[k]} but indices has {js[k + 1]}"
                 )
-        return [tensor((*js[1:], *ds[m + batch :]), x.get_element_type())]
+        out = (*js[1:], *ds[m + batch :])
+        for k in range(m):
+            _no_empty_read(ds[batch + k], out, f"dim {batch + k}")
+        return [tensor(out, x.get_element_type())]
 
     def compute(self, *args: Any) -> Any:
         x: Array = args[0]
@@ -1108,7 +1140,10 @@ class GatherNDOp(RelayOp):
         batch = get_int(self.batch_dims)
         y_rank = idx.ndim - 1
         grid: list[Array] = [_axis_index(x.shape[k], k, y_rank) for k in range(batch)]
-        grid += list(idx)
+        grid += [
+            _checked_indices(row, x.shape[batch + k], self.name)
+            for k, row in enumerate(idx)
+        ]
         return x[tuple(grid)]
 
 
