@@ -43,7 +43,9 @@ from xrelay.status import STATUS_WORDS
 from xrelay.lowering.scalar_types import (
     DType,
     is_float,
+    is_half,
     is_signed,
+    memory_type,
     memref_type,
     register_type,
 )
@@ -248,7 +250,8 @@ class KernelBuilder:
         """A scalar constant of dtype ``dt`` (in its register type)."""
         ty = register_type(dt)
         if is_float(dt):
-            v = float(value)
+            # a float16 constant holds a float16 value (in an f32 register)
+            v = float(np.float16(value)) if is_half(dt) else float(value)
             key = ("f", np.float64(v).tobytes())
             return self._constant(key, ty, FloatAttr(v, cast(Any, ty)))
         v = _int_value(int(value), ty)
@@ -568,6 +571,8 @@ class KernelBuilder:
         """The element of ``buf`` at ``idx``, in its register type."""
         assert len(idx) == buf.rank, (idx, buf.shape)
         value = self.result(memref.LoadOp.get(buf.value, [self.index(i) for i in idx]))
+        if is_half(buf.dtype):
+            value = self.result(arith.ExtFOp(value, register_type(buf.dtype)))
         if buf.dtype.kind == "b":
             byte = IntegerType(8)
             zero = self._constant(("n", 0), byte, IntegerAttr(0, byte))
@@ -600,6 +605,8 @@ class KernelBuilder:
             self.stores_outside_parallel += 1
         if buf.dtype.kind == "b":
             value = self.result(arith.ExtUIOp(value, IntegerType(8)))
+        if is_half(buf.dtype):
+            value = self.result(arith.TruncFOp(value, memory_type(buf.dtype)))
         self.insert(memref.StoreOp.get(value, buf.value, [self.index(i) for i in idx]))
 
     # -- scalar arithmetic ---------------------------------------------------------------
@@ -789,6 +796,11 @@ class KernelBuilder:
             return self.cmp("ne", value, self.zero(src), src)
         if is_float(src):
             if is_float(dst):
+                if is_half(dst):  # round to float16, keep it in an f32 register
+                    half = self.result(arith.TruncFOp(value, memory_type(dst)))
+                    return self.result(arith.ExtFOp(half, dst_ty))
+                if src_ty == dst_ty:
+                    return value
                 if dst.itemsize > src.itemsize:
                     return self.result(arith.ExtFOp(value, dst_ty))
                 return self.result(arith.TruncFOp(value, dst_ty))
@@ -800,11 +812,15 @@ class KernelBuilder:
         # integer or bool source
         assert isinstance(src_ty, IntegerType)
         if is_float(dst):
-            return self.result(
+            wide = self.result(
                 arith.SIToFPOp(value, dst_ty)
                 if is_signed(src)
                 else arith.UIToFPOp(value, dst_ty)
             )
+            if is_half(dst):  # f32 holds every float16 value: round once more
+                half = self.result(arith.TruncFOp(wide, memory_type(dst)))
+                return self.result(arith.ExtFOp(half, dst_ty))
+            return wide
         assert isinstance(dst_ty, IntegerType)
         sw, dw = src_ty.width.data, dst_ty.width.data
         if dw == sw:

@@ -6,6 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The worktree: the subprocess runs there, so that ``tests.*`` imports."""
 
 
 @dataclass
@@ -27,6 +31,7 @@ def run_python(code: str, timeout: float = 300) -> Outcome:
         text=True,
         timeout=timeout,
         check=False,
+        cwd=ROOT,
     )
     return Outcome(proc.returncode, proc.stdout, proc.stderr)
 
