@@ -20,6 +20,8 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.lexer import Span
 
+import xrelay.tools.lexer  # noqa: F401  - a string-literal rule that cannot hang
+
 
 class LocatingParser(Parser):
     """An MLIR parser that gives every parsed op a ``FileLineColLoc``.

@@ -11,6 +11,8 @@ from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
+import xrelay.tools.lexer  # noqa: F401  - xdsl-opt too gets the linear string rule
+
 
 def _relay_dialect() -> Dialect:
     from xrelay.dialects.relay import Relay

@@ -520,6 +520,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.example and args.model is not None:
         raise RunError("give a model file or --example, not both")
+    if args.executor != "interpreter" and args.threads is None:
+        # a bad $XRELAY_NUM_THREADS is a configuration error, not a reason to fall
+        # back to the interpreter
+        from xrelay.runtime.threads import ThreadCountError, requested_threads
+
+        try:
+            requested_threads(None)
+        except ThreadCountError as e:
+            raise RunError(str(e)) from e
     named = read_inputs(args.input)
     if args.example:
         from xrelay.tools.example import example_module
