@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.dialects.relay.dominance import verify_module
 from xrelay.pass_manager.context import PassContext
 from xrelay.pass_manager.info import PassInfo
 
@@ -45,8 +46,8 @@ class PassVerificationError(RuntimeError):
 
 def _verify(op: ModuleOp, what: str, pass_name: str | None = None) -> None:
     try:
-        op.verify()
-    except DiagnosticException as e:
+        verify_module(op)
+    except (DiagnosticException, ValueError) as e:  # xDSL raises both
         first = str(e).strip().splitlines()[0]
         err = PassVerificationError(f"{what}: {first}", pass_name)
         if pass_name is not None:

@@ -16,6 +16,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError
 
+from xrelay.dialects.relay.dominance import verify_module
 from xrelay.tools.diagnostics import UserError
 from xrelay.tools.locations import parse_mlir
 
@@ -60,7 +61,7 @@ def load_mlir(path: Path, ctx: Context | None = None) -> ModuleOp:
     except ParseError as e:
         raise located(e, None) from e
     try:
-        module.verify()
+        verify_module(module)
     except Exception as e:
         raise located(e, module) from e
     return module

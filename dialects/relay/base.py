@@ -253,7 +253,16 @@ def ranked(ty: Attribute, what: str = "operand") -> TensorType:
     raise TypeRelationError(f"{what} must be a tensor, got {ty}")
 
 
+MAX_RANK = 64
+"""The largest rank a type relation gives (numpy's limit): a larger one is an error,
+not minutes of work (``expand_dims`` with ``num_newaxis = 1e8``)."""
+
+
 def tensor(shape: Sequence[int], elem: Attribute) -> TensorType:
+    if len(shape) > MAX_RANK:
+        raise TypeRelationError(
+            f"the result would have rank {len(shape)} (at most {MAX_RANK})"
+        )
     return TensorType(elem, list(shape))
 
 

@@ -37,6 +37,7 @@ from xdsl.irdl import (
 )
 
 from xrelay.dialects.relay.base import (
+    MAX_RANK,
     ANY_TENSOR,
     DYN,
     FORMAT,
@@ -415,6 +416,11 @@ class ExpandDimsOp(_UnaryTransformOp):
         n = get_int(self.num_newaxis)
         if n < 0:
             raise TypeRelationError(f"num_newaxis must be >= 0, got {n}")
+        if len(shape) + n > MAX_RANK:
+            raise TypeRelationError(
+                f"num_newaxis {n} would make a rank-{len(shape) + n} tensor (at most "
+                f"{MAX_RANK})"
+            )
         pivot = _insert_axis_range(get_int(self.axis), len(shape))
         return (*shape[:pivot], *([1] * n), *shape[pivot:])
 

@@ -130,3 +130,77 @@ def test_one_call_form_is_thread_safe(request: pytest.FixtureRequest) -> None:
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_use_of_an_erased_value_names_the_pass() -> None:
+    from xrelay import pass_manager as transform
+    from xrelay.pass_manager import PassVerificationError, get_pass
+
+    x = relay.var("x", shape=(2,), dtype="float32")
+    mod = relay.IRModule.from_expr(
+        relay.Function([x], relay.add(relay.negative(x), x))
+    )
+
+    @transform.module_pass(opt_level=0, name="EraseInUse")
+    def erase_in_use(m: Any, ctx: Any) -> Any:
+        for op in list(m.module.walk()):
+            if op.name == "relay.negative":
+                op.detach()
+                op.erase(safe_erase=False)
+        return m
+
+    seq = transform.Sequential([get_pass("InferType"), erase_in_use])
+    with PassContext(opt_level=3), pytest.raises(PassVerificationError) as info:
+        seq(mod)
+    assert "after pass 'EraseInUse'" in str(info.value)
+    assert "erased op" in str(info.value)
+    assert info.value.__notes__ == ["in pass EraseInUse"]
+
+
+def test_expand_dims_rank_is_bounded() -> None:
+    from xrelay.frontend.relay.emitter import BuildError
+
+    x = relay.var("x", shape=(2,), dtype="float32")
+    with pytest.raises(BuildError, match="num_newaxis 100000000 would make"):
+        relay.IRModule.from_expr(
+            relay.Function([x], relay.expand_dims(x, 0, num_newaxis=100_000_000))
+        )
+
+
+def test_fold_constant_leaves_huge_results_alone() -> None:
+    from xrelay.pass_manager import get_pass
+
+    a = relay.const(np.ones((100_000, 1), np.float32))
+    b = relay.const(np.ones((1, 100_000), np.float32))
+    mod = relay.IRModule.from_expr(relay.Function([], relay.sum(relay.add(a, b))))
+    folded = get_pass("FoldConstant")(mod)  # 1e10 elements: not materialised
+    names = [op.name for op in folded.module.walk()]
+    assert "relay.add" in names and "relay.sum" in names
+    small = relay.IRModule.from_expr(
+        relay.Function([], relay.add(relay.const(np.ones(3)), relay.const(np.ones(3))))
+    )
+    with PassContext(config={"relay.FoldConstant.max_elements": 2}):
+        kept = get_pass("FoldConstant")(small)
+    assert "relay.add" in [op.name for op in kept.module.walk()]
+    assert "relay.add" not in [
+        op.name for op in get_pass("FoldConstant")(small).module.walk()
+    ]
+
+
+def test_interpreter_rejects_recursion() -> None:
+    from xrelay.runtime.interpreter import InterpreterError
+    from xrelay.tools.locations import parse_mlir
+    from xrelay.tools.models import mlir_context
+
+    module = parse_mlir(
+        mlir_context(),
+        "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %r = func.call @f(%x) : (tensor<2xf32>) -> tensor<2xf32>\n"
+        "  func.return %r : tensor<2xf32>\n}\n"
+        "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %r = func.call @main(%x) : (tensor<2xf32>) -> tensor<2xf32>\n"
+        "  func.return %r : tensor<2xf32>\n}\n",
+        "rec.mlir",
+    )
+    with pytest.raises(InterpreterError, match=r"more than 150 deep: @main calls itself"):
+        interpret(module, np.zeros(2, np.float32))
