@@ -94,13 +94,12 @@ class Interpreter:
                 f"@{name} takes {len(block.args)} arguments, {len(args)} were given"
             )
         if len(self.active) >= MAX_CALL_DEPTH:
-            where = (
-                f"@{name} calls itself (through "
-                + " -> ".join(f"@{n}" for n in self.active[self.active.index(name) :])
-                + ")"
-                if name in self.active
-                else f"calling @{name}"
-            )
+            if name in self.active:  # the innermost cycle
+                last = len(self.active) - 1 - self.active[::-1].index(name)
+                cycle = " -> ".join(f"@{n}" for n in [*self.active[last:], name])
+                where = f"@{name} calls itself ({cycle})"
+            else:
+                where = f"calling @{name}"
             raise InterpreterError(
                 f"calls nested more than {MAX_CALL_DEPTH} deep: {where}; unbounded "
                 "recursion?"

@@ -19,6 +19,8 @@ from xdsl.utils.exceptions import (
     ParseError,
 )
 
+from xrelay.dialects.relay.dtypes import DTypeError
+from xrelay.runtime.threads import ThreadCountError
 from xrelay.status import IndexOutOfRangeError
 from xrelay.tools.locations import location_of
 
@@ -118,6 +120,8 @@ def diagnose(e: BaseException) -> tuple[str | None, str]:
             "the input is nested or chained too deeply for this tool (Python's "
             f"recursion limit){pass_notes(e)}"
         )
+    if isinstance(e, DTypeError | ThreadCountError):  # bad dtypes, bad counts
+        return None, f"{first_line(str(e))}{pass_notes(e)}"
     if isinstance(e, IndexOutOfRangeError):  # bad data, found by a run
         return None, f"run failed: {first_line(str(e))}"
     if isinstance(e, OSError):

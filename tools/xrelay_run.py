@@ -79,7 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the array for parameter NAME (repeatable); others are random",
     )
     group.add_argument(
-        "--seed", type=int, default=0, help="seed of the random inputs (default 0)"
+        "--seed",
+        type=_seed,
+        default=0,
+        help="seed of the random inputs (default 0)",
     )
     group.add_argument(
         "--output-dir",
@@ -152,6 +155,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--debug", action="store_true", help="show Python tracebacks on errors"
     )
     return parser
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
 
 
 def _positive_int(text: str) -> int:
