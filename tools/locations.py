@@ -20,7 +20,7 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.lexer import Span
 
-import xrelay.tools.lexer  # noqa: F401  - a string-literal rule that cannot hang
+import xrelay.tools.parser_fixes  # noqa: F401  - no hang, no per-constant cost
 
 
 class LocatingParser(Parser):

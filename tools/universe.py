@@ -11,7 +11,7 @@ from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
-import xrelay.tools.lexer  # noqa: F401  - xdsl-opt too gets the linear string rule
+import xrelay.tools.parser_fixes  # noqa: F401  - xdsl-opt gets them too
 
 
 def _relay_dialect() -> Dialect:
