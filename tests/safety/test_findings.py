@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -204,3 +205,35 @@ def test_interpreter_rejects_recursion() -> None:
     )
     with pytest.raises(InterpreterError, match=r"more than 150 deep: @main calls itself \(@main -> @f -> @main\)"):
         interpret(module, np.zeros(2, np.float32))
+
+
+def test_onnx_external_data_is_read_next_to_the_model(tmp_path: Path) -> None:
+    import subprocess
+
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = numpy_helper.from_array(np.eye(8, dtype=np.float32) * 3, "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])], [w],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    folder = tmp_path / "models"
+    folder.mkdir()
+    onnx.save_model(
+        model, str(folder / "m.onnx"), save_as_external_data=True,
+        location="m.bin", size_threshold=0,
+    )  # fmt: skip
+    np.save(tmp_path / "x.npy", np.ones((1, 8), np.float32))
+    np.save(tmp_path / "want.npy", np.full((1, 8), 3.0, np.float32))
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "xrelay-run"), str(folder / "m.onnx"),
+         "--input", f"x={tmp_path / 'x.npy'}", "--expected", str(tmp_path / "want.npy")],
+        capture_output=True, text=True, cwd=elsewhere, timeout=300, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "output 0 matches" in proc.stdout
