@@ -20,7 +20,9 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.lexer import Span
 
-import xrelay.tools.parser_fixes  # noqa: F401  - no hang, no per-constant cost
+from xrelay.tools.parser_fixes import install as install_parser_fixes
+
+install_parser_fixes()  # no hang on a missing quote, no per-constant cost
 
 
 class LocatingParser(Parser):

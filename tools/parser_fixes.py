@@ -29,7 +29,7 @@ from xdsl.utils.mlir_lexer import MLIRLexer
 STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
-_base: Any = attribute_parser.base
+_base: Any = getattr(attribute_parser, "base")  # noqa: B009 - not re-exported
 
 
 @functools.cache
@@ -41,7 +41,7 @@ def install() -> None:
     """Use :data:`STRING_LITERAL` in xDSL's lexer and the memoized ``base`` in its
     attribute parser (idempotent)."""
     MLIRLexer._unescaped_characters_regex = STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
-    attribute_parser.base = _cached_base  # pyright: ignore[reportAttributeAccessIssue]
+    setattr(attribute_parser, "base", _cached_base)  # noqa: B010 - not re-exported
 
 
 install()

@@ -11,7 +11,9 @@ from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
-import xrelay.tools.parser_fixes  # noqa: F401  - xdsl-opt gets them too
+from xrelay.tools.parser_fixes import install as install_parser_fixes
+
+install_parser_fixes()  # no hang on a missing quote, no per-constant cost
 
 
 def _relay_dialect() -> Dialect:

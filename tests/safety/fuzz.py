@@ -63,20 +63,24 @@ def check_program(seed: int) -> dict[str, Any]:
     result: dict[str, Any] = {"seed": seed, "kind": "ok", "ops": ops, "message": ""}
     try:
         mod = relay.IRModule.from_expr(fn)
-    except Exception as e:  # noqa: BLE001 - a generator bug, reported
+    except Exception as e:
         return {**result, "kind": "invalid", "message": f"{type(e).__name__}: {e}"}
     args = list(feeds.values())
     try:
         with np.errstate(all="ignore"):
             want = _flat(interpret(mod, *args))
-    except Exception as e:  # noqa: BLE001
-        return {**result, "kind": "interpreter-error", "message": f"{type(e).__name__}: {e}"}
+    except Exception as e:
+        return {
+            **result,
+            "kind": "interpreter-error",
+            "message": f"{type(e).__name__}: {e}",
+        }
     for level in (0, 3):
         try:
             with PassContext(opt_level=level):
                 lib = xrelay.build(mod)
             got = _flat(lib(*args))
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             message = f"opt {level}: {type(e).__name__}: {str(e).splitlines()[0]}"
             return {**result, "kind": "build-error", "message": message}
         problem = _compare(got, want)

@@ -90,8 +90,20 @@ class ProgramBuilder:
             return False
         name = str(
             self.rng.choice(
-                ["tanh", "sigmoid", "relu", "negative", "abs", "sqrt", "exp", "floor",
-                 "round", "erf", "sin", "log"]  # fmt: skip
+                [
+                    "tanh",
+                    "sigmoid",
+                    "relu",
+                    "negative",
+                    "abs",
+                    "sqrt",
+                    "exp",
+                    "floor",
+                    "round",
+                    "erf",
+                    "sin",
+                    "log",
+                ]
             )
         )
         x = v.expr
@@ -119,8 +131,19 @@ class ProgramBuilder:
             if v.dtype == a.dtype and _broadcast(a.shape, v.shape) is not None
         ]
         name = str(
-            self.rng.choice(["add", "subtract", "multiply", "maximum", "minimum",
-                             "divide", "floor_divide", "mod", "floor_mod"])  # fmt: skip
+            self.rng.choice(
+                [
+                    "add",
+                    "subtract",
+                    "multiply",
+                    "maximum",
+                    "minimum",
+                    "divide",
+                    "floor_divide",
+                    "mod",
+                    "floor_mod",
+                ]
+            )
         )
         if others and self.rng.random() < 0.7:
             b = others[int(self.rng.integers(0, len(others)))]
@@ -130,12 +153,15 @@ class ProgramBuilder:
             if a.dtype == "float32":
                 b_expr = self.const(b_shape)
             else:
-                b_expr = relay.const(
-                    self.rng.integers(-3, 4, b_shape).astype(a.dtype)
-                )
+                b_expr = relay.const(self.rng.integers(-3, 4, b_shape).astype(a.dtype))
         out_shape = _broadcast(a.shape, b_shape)
         assert out_shape is not None
-        if a.dtype == "float32" and name in ("divide", "floor_divide", "mod", "floor_mod"):
+        if a.dtype == "float32" and name in (
+            "divide",
+            "floor_divide",
+            "mod",
+            "floor_mod",
+        ):
             # keep float divisors away from 0
             b_expr = relay.add(relay.abs(b_expr), relay.const(0.5))
         out = getattr(relay, name)(a.expr, b_expr)
@@ -169,8 +195,18 @@ class ProgramBuilder:
         if v is None:
             return False
         kind = str(
-            self.rng.choice(["transpose", "reshape", "expand_dims", "squeeze",
-                             "reverse", "tile", "strided_slice", "concatenate"])  # fmt: skip
+            self.rng.choice(
+                [
+                    "transpose",
+                    "reshape",
+                    "expand_dims",
+                    "squeeze",
+                    "reverse",
+                    "tile",
+                    "strided_slice",
+                    "concatenate",
+                ]
+            )
         )
         shape = v.shape
         if kind == "transpose":
@@ -209,8 +245,10 @@ class ProgramBuilder:
             out[axis] = end - begin
             self.add(
                 relay.strided_slice(v.expr, [begin], [end], axes=[axis]),
-                tuple(out), v.dtype, kind,
-            )  # fmt: skip
+                tuple(out),
+                v.dtype,
+                kind,
+            )
         else:
             axis = int(self.rng.integers(0, len(shape)))
             same = [
@@ -222,7 +260,9 @@ class ProgramBuilder:
             w = same[int(self.rng.integers(0, len(same)))]
             out = list(shape)
             out[axis] += w.shape[axis]
-            self.add(relay.concatenate([v.expr, w.expr], axis), tuple(out), v.dtype, kind)
+            self.add(
+                relay.concatenate([v.expr, w.expr], axis), tuple(out), v.dtype, kind
+            )
         return True
 
     def gather(self) -> bool:
@@ -285,7 +325,9 @@ class ProgramBuilder:
                 out = relay.nn.avg_pool2d(v.expr, (2, 2))
             self.add(out, (n, c, h - 1, w - 1), v.dtype, kind)
         elif kind == "pad":
-            widths = [(int(a), int(b)) for a, b in self.rng.integers(0, 2, (len(v.shape), 2))]
+            widths = [
+                (int(a), int(b)) for a, b in self.rng.integers(0, 2, (len(v.shape), 2))
+            ]
             out = tuple(d + a + b for d, (a, b) in zip(v.shape, widths, strict=True))
             self.add(relay.nn.pad(v.expr, widths), out, v.dtype, kind)
         elif kind == "batch_flatten":

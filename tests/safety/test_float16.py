@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import xrelay
-from xrelay import relay
 from tests.safety.subprocess_util import assert_clean, run_python
+from xrelay import relay
 from xrelay.pass_manager import PassContext
 
 

@@ -19,7 +19,9 @@ def test_programs_are_reproducible_and_varied() -> None:
     a, b = make_program(7), make_program(7)
     assert a[2] == b[2]
     assert all(np.array_equal(a[1][k], b[1][k]) for k in a[1])
-    ops = {op.split("-")[0] for seed in range(60) for op in make_program(seed)[2].split()}
+    ops = {
+        op.split("-")[0] for seed in range(60) for op in make_program(seed)[2].split()
+    }
     # every family shows up in a few dozen programs
     assert {"conv2d", "dense", "take", "split2", "dropout", "sum", "transpose",
             "divide", "softmax", "where", "cast"} <= ops, ops  # fmt: skip

@@ -107,7 +107,12 @@ def test_malformed_mlir(tmp_path: Path) -> None:
             continue
         path = tmp_path / f"{name}.mlir"
         path.write_bytes(data)
-        cases[f"opt {name}"] = [str(BIN / "xrelay-opt"), str(path), "-p", "relay-optimize"]
+        cases[f"opt {name}"] = [
+            str(BIN / "xrelay-opt"),
+            str(path),
+            "-p",
+            "relay-optimize",
+        ]
         if name in KNOWN_MLIR:
             cases[f"run {name}"] = [str(BIN / "xrelay-run"), str(path)]
     # a mutant may still be valid: those are dropped by this check's filter below

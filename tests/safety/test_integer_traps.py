@@ -88,4 +88,3 @@ def test_onnx_div_mod_do_not_trap(dtype: str) -> None:
     outcome = run_python(ONNX_SCRIPT.format(dtype=dtype))
     assert_clean(outcome)
     assert "ok" in outcome.stdout
-

@@ -15,7 +15,6 @@ import sys
 
 import pytest
 
-
 pytestmark = pytest.mark.skipif(shutil.which("nm") is None, reason="needs nm")
 
 SCRIPT = r"""
