@@ -112,6 +112,10 @@ class _State(threading.local):
     def __init__(self) -> None:
         self.depth = 0
         """How many pass bodies are running on this thread (0: a call is outermost)."""
+        self.owned: dict[int, ModuleOp] = {}
+        """The modules the running outermost call may mutate (its copy and what its
+        passes returned), by id; a pass called on any other module (one a pass body
+        captured) works on a copy, as an outermost call does."""
 
 
 _state = _State()
@@ -142,19 +146,24 @@ def run_pass(
         work = op.clone() if copy else op
     if hooked:
         _as_outermost(ctx.instrument_before, kind.wrap(work), info)
+    state = _state
     if copy:  # the outermost call: passes called from inside work in place
-        state = _state
+        state.owned[id(work)] = work
         state.depth += 1
         try:
+            # handed back to the caller as it is (TVM gives back what the pass
+            # returned); inside, every pass's result is owned (_own)
             result = pass_.apply(work, ctx, kind)
         except Exception as e:
             _note_pass(e, info.name)
             raise
         finally:
             state.depth -= 1
+            if not state.depth:
+                state.owned.clear()
     else:  # the caller is a pass body, so depth > 0 already
         try:
-            result = pass_.apply(work, ctx, kind)
+            result = _own(pass_.apply(work, ctx, kind), work)
         except Exception as e:
             _note_pass(e, info.name)
             raise
@@ -168,6 +177,18 @@ def run_pass(
         _verify(result, f"the IR after pass '{info.name}' does not verify", info.name)
     if hooked:
         _as_outermost(ctx.instrument_after, kind.wrap(result), info)
+    return result
+
+
+def _own(result: ModuleOp, work: ModuleOp) -> ModuleOp:
+    """The module a pass returned, made the call's own: a module the pass did not
+    get or make in this call (one it captured) is copied, so that later passes
+    cannot mutate the caller's module (the functional contract)."""
+    owned = _state.owned
+    if result is work or id(result) in owned:
+        return result
+    result = result.clone()  # (a module the pass built itself is copied too)
+    owned[id(result)] = result
     return result
 
 
@@ -236,7 +257,9 @@ class Pass:
         ``disabled_pass`` only gate the children of a Sequential)."""
         op, kind = _unwrap(mod)
         ctx = PassContext.current()
-        outermost = _state.depth == 0
+        # a module the running call does not own (captured by a pass body) is
+        # never mutated: the call works on a copy, as an outermost call does
+        outermost = _state.depth == 0 or id(op) not in _state.owned
         if outermost and ctx.verify_each:
             _verify(op, "the input module does not verify")
         result = run_pass(self, op, ctx, kind, copy=outermost)

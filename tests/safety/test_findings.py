@@ -241,3 +241,47 @@ def test_onnx_external_data_is_read_next_to_the_model(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "output 0 matches" in proc.stdout
+
+
+def _captured_pair() -> tuple[Any, str]:
+    c = relay.const(np.ones(3, np.float32))
+    mod = relay.IRModule.from_expr(relay.Function([], relay.add(c, c)))
+    return mod, str(mod)
+
+
+def test_nested_pass_call_on_a_captured_module_copies_it() -> None:
+    from xrelay import pass_manager as transform
+    from xrelay.pass_manager import get_pass
+
+    captured, before = _captured_pair()
+    seen: list[Any] = []
+
+    @transform.module_pass(opt_level=0, name="FoldsACapturedModule")
+    def folds_captured(m: Any, ctx: Any) -> Any:
+        seen.append(get_pass("FoldConstant")(captured))
+        return m
+
+    x = relay.var("x", shape=(3,), dtype="float32")
+    outer = relay.IRModule.from_expr(relay.Function([x], relay.negative(x)))
+    with PassContext(opt_level=3):
+        transform.Sequential([folds_captured])(outer)
+    assert str(captured) == before  # the captured module was not rewritten
+    assert "relay.add" not in str(seen[0])  # the call worked on a copy
+
+
+def test_a_returned_captured_module_is_not_mutated_later() -> None:
+    from xrelay import pass_manager as transform
+    from xrelay.pass_manager import get_pass
+
+    captured, before = _captured_pair()
+
+    @transform.module_pass(opt_level=0, name="ReturnsACapturedModule")
+    def returns_captured(m: Any, ctx: Any) -> Any:
+        return captured
+
+    x = relay.var("x", shape=(3,), dtype="float32")
+    outer = relay.IRModule.from_expr(relay.Function([x], relay.negative(x)))
+    with PassContext(opt_level=3):
+        out = transform.Sequential([returns_captured, get_pass("FoldConstant")])(outer)
+    assert str(captured) == before
+    assert "relay.add" not in str(out)
