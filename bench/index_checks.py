@@ -114,7 +114,7 @@ def bench_bert(runs: int, threads: int | None) -> None:
 
     try:
         mod, params = from_onnx(str(folder / "model.onnx"))
-    except Exception as e:  # noqa: BLE001 - a figure, not a test
+    except Exception as e:
         print(f"bert_small: skipped (does not import here: {str(e).splitlines()[0]})")
         return
     with PassContext(opt_level=3):

@@ -40,7 +40,9 @@ def program_text(n_ops: int, seed: int = 0) -> str:
             op = str(rng.choice(["tanh", "nn.relu", "negative", "sigmoid"]))
             lines.append(f"  %{k} = relay.{op} {x} : ({t}) -> {t}")
         elif r < 0.8:
-            lines.append(f"  %{k} = relay.constant dense<{rng.random():.3f}> : tensor<f32>")
+            lines.append(
+                f"  %{k} = relay.constant dense<{rng.random():.3f}> : tensor<f32>"
+            )
             k += 1
             lines.append(
                 f"  %{k} = relay.multiply {x}, %{k - 1} : ({t}, tensor<f32>) -> {t}"

@@ -39,7 +39,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from xrelay.status import STATUS_WORDS
 from xrelay.lowering.scalar_types import (
     DType,
     is_float,
@@ -49,6 +48,7 @@ from xrelay.lowering.scalar_types import (
     memref_type,
     register_type,
 )
+from xrelay.status import STATUS_WORDS
 
 Index: TypeAlias = "int | SSAValue"
 """An index: a Python int (folded at build time) or an ``index``-typed SSA value."""

@@ -21,7 +21,6 @@ from xrelay.dialects.relay import dtypes
 from xrelay.dialects.relay.base import RelayOp, Value
 from xrelay.dialects.relay.structural import IfOp, YieldOp
 
-
 MAX_CALL_DEPTH = 150
 """Calls nested deeper are an :class:`InterpreterError` (recursion without end, or
 a call chain deeper than Python's stack allows), not a ``RecursionError``."""

@@ -37,10 +37,10 @@ from xdsl.irdl import (
 )
 
 from xrelay.dialects.relay.base import (
-    MAX_RANK,
     ANY_TENSOR,
     DYN,
     FORMAT,
+    MAX_RANK,
     Array,
     OpPattern,
     RelayOp,
@@ -64,7 +64,6 @@ from xrelay.dialects.relay.base import (
     tensor,
 )
 from xrelay.dialects.relay.dtypes import is_int, numpy_dtype
-from xrelay.status import index_error
 from xrelay.dialects.relay.layout import Layout, transform_array
 from xrelay.dialects.relay.layout_rules import (
     InferredLayouts,
@@ -72,6 +71,7 @@ from xrelay.dialects.relay.layout_rules import (
     is_split,
     same_primal_axes,
 )
+from xrelay.status import index_error
 
 INT64_MAX = 2**63 - 1
 """Relay's stand-in for "to the end" in strided-slice bounds."""

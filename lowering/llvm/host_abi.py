@@ -83,8 +83,12 @@ def lower_host_abi(module: ModuleOp) -> None:
             if name == ARENA:
                 value = _from_llvm_pointer(b, arena, ty)
             elif name == STATUS:
-                cast = b.insert(UnrealizedConversionCastOp.get([arena], [ptr.PtrType()]))
-                offset = b.insert(arith.ConstantOp.from_int_and_width(status_offset, IndexType()))
+                cast = b.insert(
+                    UnrealizedConversionCastOp.get([arena], [ptr.PtrType()])
+                )
+                offset = b.insert(
+                    arith.ConstantOp.from_int_and_width(status_offset, IndexType())
+                )
                 moved = b.insert(ptr.PtrAddOp(cast.results[0], offset.result)).result
                 value = b.insert(ptr.FromPtrOp(moved, ty)).res
             elif name in weights:
