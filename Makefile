@@ -8,7 +8,7 @@ STAMP := $(VENV_DIR)/.xrelay-installed
 TYPECHECK_TREE := build/typecheck/xrelay
 SUBPACKAGES := dialects pass_manager transforms lowering runtime frontend tools
 
-.PHONY: run test test-slow venv pytest filecheck lint pyright typecheck-tree clean
+.PHONY: run test test-slow venv pytest filecheck lint pyright typecheck-tree clean fuzz
 
 run: $(STAMP)
 	$(VENV_DIR)/bin/xrelay-run --example
@@ -30,6 +30,13 @@ pytest: $(STAMP)
 # the slow tests (the onnx wheel's light real models through the ONNX backend)
 test-slow: $(STAMP)
 	$(VPY) -m pytest tests -m slow
+
+# Differential fuzzing (interpreter vs builds at opt 0 and 3): N random programs from
+# SEED (random when empty; printed either way). `make fuzz N=5000 SEED=1`.
+N ?= 1000
+SEED ?=
+fuzz: $(STAMP)
+	$(VPY) -m tests.safety.fuzz --count $(N) $(if $(SEED),--seed $(SEED))
 
 filecheck: $(STAMP)
 	$(VENV_DIR)/bin/lit -v --order=smart tests/filecheck

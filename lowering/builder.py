@@ -42,10 +42,13 @@ from xdsl.rewriter import InsertPoint
 from xrelay.lowering.scalar_types import (
     DType,
     is_float,
+    is_half,
     is_signed,
+    memory_type,
     memref_type,
     register_type,
 )
+from xrelay.status import STATUS_WORDS
 
 Index: TypeAlias = "int | SSAValue"
 """An index: a Python int (folded at build time) or an ``index``-typed SSA value."""
@@ -112,6 +115,10 @@ class KernelBuilder:
         self.stores_outside_parallel = 0
         """Stores emitted outside a split loop nest (while :attr:`thread` is set)."""
         self._in_parallel = False
+        self.status_position: int | None = None
+        """Where :meth:`status` inserts the status argument (``None``: the function
+        cannot take one)."""
+        self._status: Buffer | None = None
 
     # -- functions ---------------------------------------------------------------------
 
@@ -136,7 +143,73 @@ class KernelBuilder:
     def finish(self) -> func.FuncOp:
         """Add the ``func.return`` and give the function back."""
         self.insert(func.ReturnOp())
+        if self._status is not None:
+            self.function.function_type = FunctionType.from_lists(
+                [a.type for a in self.entry.args], []
+            )
         return self.function
+
+    # -- run status (checked data) -----------------------------------------------------
+
+    @property
+    def uses_status(self) -> bool:
+        """Whether the function took the status argument (:meth:`status`)."""
+        return self._status is not None
+
+    def status(self) -> Buffer:
+        """The run status block (:mod:`xrelay.status`), a ``memref<4xi64>``
+        argument added to the function at :attr:`status_position` on first use; the
+        caller passes the status block of the run."""
+        if self._status is None:
+            if self.status_position is None:
+                raise AssertionError("this function cannot take a status argument")
+            dt = np.dtype(np.int64)
+            ty = memref_type((STATUS_WORDS,), dt)
+            arg = self.entry.insert_arg(ty, self.status_position)
+            arg.name_hint = "status"
+            self._status = Buffer(arg, (STATUS_WORDS,), dt)
+        return self._status
+
+    def checked_index(
+        self, value: SSAValue, size: int, code: int, from_end: bool = True
+    ) -> SSAValue:
+        """``value`` (an ``index`` read from data) as a position in a dim of
+        ``size``: with ``from_end``, ``-size <= value < 0`` counts from the end. Any
+        other value is reported in the status block (code, value, size; see
+        :mod:`xrelay.status`) and replaced by 0, so that the kernel never reads
+        outside the buffer (the caller must not read a dim of size 0). Costs a
+        compare, a select and a branch that is never taken on good data."""
+        raw = value
+        if from_end:
+            neg = self.icmp("slt", value, 0)
+            value = self.select(neg, self.index(self.iadd(value, size)), value)
+        ok = self.icmp("ult", value, size)
+        bad = self.result(arith.XOrIOp(ok, self.const(1, np.dtype(np.bool_))))
+        status = self.status()
+
+        def report() -> list[SSAValue]:
+            # the first failure is kept (what the interpreter reports)
+            i64 = np.dtype(np.int64)
+            first = self.load(status, [0])
+            free = self.cmp("eq", first, self.zero(i64), i64)
+
+            def write() -> list[SSAValue]:
+                words = [
+                    self.const(code, i64),
+                    self.int_of_index(raw),
+                    self.const(size, i64),
+                ]
+                for k in (1, 2, 0):  # the code last: it says the others are written
+                    self.insert(
+                        memref.StoreOp.get(words[k], status.value, [self.index(k)])
+                    )
+                return []
+
+            self.if_(free, write)
+            return []
+
+        self.if_(bad, report)
+        return self.select(ok, value, self.index(0))
 
     def insert(self, op: Operation) -> Operation:
         self.builder.insert(op)
@@ -177,7 +250,8 @@ class KernelBuilder:
         """A scalar constant of dtype ``dt`` (in its register type)."""
         ty = register_type(dt)
         if is_float(dt):
-            v = float(value)
+            # a float16 constant holds a float16 value (in an f32 register)
+            v = float(np.float16(value)) if is_half(dt) else float(value)
             key = ("f", np.float64(v).tobytes())
             return self._constant(key, ty, FloatAttr(v, cast(Any, ty)))
         v = _int_value(int(value), ty)
@@ -497,6 +571,8 @@ class KernelBuilder:
         """The element of ``buf`` at ``idx``, in its register type."""
         assert len(idx) == buf.rank, (idx, buf.shape)
         value = self.result(memref.LoadOp.get(buf.value, [self.index(i) for i in idx]))
+        if is_half(buf.dtype):
+            value = self.result(arith.ExtFOp(value, register_type(buf.dtype)))
         if buf.dtype.kind == "b":
             byte = IntegerType(8)
             zero = self._constant(("n", 0), byte, IntegerAttr(0, byte))
@@ -529,6 +605,8 @@ class KernelBuilder:
             self.stores_outside_parallel += 1
         if buf.dtype.kind == "b":
             value = self.result(arith.ExtUIOp(value, IntegerType(8)))
+        if is_half(buf.dtype):
+            value = self.result(arith.TruncFOp(value, memory_type(buf.dtype)))
         self.insert(memref.StoreOp.get(value, buf.value, [self.index(i) for i in idx]))
 
     # -- scalar arithmetic ---------------------------------------------------------------
@@ -571,35 +649,51 @@ class KernelBuilder:
             return self.result(arith.NegfOp(a))
         return self.sub(self.zero(dt), a)
 
-    def _safe_divisor(self, b: SSAValue, dt: DType) -> tuple[SSAValue, SSAValue]:
-        """``(b == 0, b or 1)``: integer division by zero traps on the CPU; numpy
-        gives 0 there, so the divisor is replaced and the result selected."""
+    def _safe_divisor(
+        self, b: SSAValue, dt: DType
+    ) -> tuple[SSAValue, SSAValue | None, SSAValue]:
+        """``(b == 0, b == -1 or None, safe b)``: integer division by zero, and
+        ``INT_MIN / -1`` (whose quotient does not fit), trap on the CPU. numpy's
+        results are ``x / 0 == 0``, ``x % 0 == 0``, ``x / -1 == -x`` (wrapping) and
+        ``x % -1 == 0``, so both divisors are replaced by 1 and the result selected
+        (``-1`` only for signed types)."""
         is_zero = self.result(arith.CmpiOp(b, self.zero(dt), "eq"))
-        return is_zero, self.select(is_zero, self.const(1, dt), b)
+        bad = is_zero
+        is_minus_one: SSAValue | None = None
+        if is_signed(dt):
+            is_minus_one = self.result(arith.CmpiOp(b, self.const(-1, dt), "eq"))
+            bad = self.result(arith.OrIOp(is_zero, is_minus_one))
+        return is_zero, is_minus_one, self.select(bad, self.const(1, dt), b)
+
+    def _quotient(self, a: SSAValue, b: SSAValue, dt: DType, floor: bool) -> SSAValue:
+        zero, minus_one, safe = self._safe_divisor(b, dt)
+        if not is_signed(dt):
+            q = self.result(arith.DivUIOp(a, safe))
+        else:
+            q = self.result(
+                arith.FloorDivSIOp(a, safe) if floor else arith.DivSIOp(a, safe)
+            )
+        if minus_one is not None:  # a / 1 == a: negate it (wraps at INT_MIN)
+            q = self.select(minus_one, self.neg(q, dt), q)
+        return self.select(zero, self.zero(dt), q)
 
     def div(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
-        """``a / b``; integers truncate toward zero (TVM's ``div``), ``x / 0 == 0``."""
+        """``a / b``; integers truncate toward zero (TVM's ``div``), with numpy's
+        results where the CPU would trap (:meth:`_safe_divisor`)."""
         if is_float(dt):
             return self.result(arith.DivfOp(a, b))
-        zero, safe = self._safe_divisor(b, dt)
-        q = self.result(
-            arith.DivSIOp(a, safe) if is_signed(dt) else arith.DivUIOp(a, safe)
-        )
-        return self.select(zero, self.zero(dt), q)
+        return self._quotient(a, b, dt, floor=False)
 
     def floor_div(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
-        """``floor(a / b)`` (numpy's ``floor_divide``; ``x // 0 == 0`` for ints)."""
+        """``floor(a / b)`` (numpy's ``floor_divide``; see :meth:`_safe_divisor`)."""
         if is_float(dt):
             return self.math("floor", self.result(arith.DivfOp(a, b)))
-        zero, safe = self._safe_divisor(b, dt)
-        q = self.result(
-            arith.FloorDivSIOp(a, safe) if is_signed(dt) else arith.DivUIOp(a, safe)
-        )
-        return self.select(zero, self.zero(dt), q)
+        return self._quotient(a, b, dt, floor=True)
 
     def trunc_rem(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """C's remainder, with the sign of ``a`` (numpy's ``fmod``; libm's ``fmod``
-        for floats: xDSL has no ``arith.remf``)."""
+        for floats: xDSL has no ``arith.remf``). ``x % 0 == 0`` and ``x % -1 == 0``
+        (the divisor is replaced by 1: :meth:`_safe_divisor`)."""
         if is_float(dt):
             if dt.itemsize == 8:
                 return self.call_extern("fmod", [a, b], a.type)
@@ -607,11 +701,10 @@ class KernelBuilder:
             wide = [self.cast(v, dt, f32) for v in (a, b)]
             r = self.call_extern("fmodf", wide, register_type(f32))
             return self.cast(r, f32, dt)
-        zero, safe = self._safe_divisor(b, dt)
-        r = self.result(
+        _, _, safe = self._safe_divisor(b, dt)
+        return self.result(
             arith.RemSIOp(a, safe) if is_signed(dt) else arith.RemUIOp(a, safe)
         )
-        return self.select(zero, self.zero(dt), r)
 
     def floor_rem(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """The remainder with the sign of ``b`` (numpy's ``mod``)."""
@@ -703,6 +796,11 @@ class KernelBuilder:
             return self.cmp("ne", value, self.zero(src), src)
         if is_float(src):
             if is_float(dst):
+                if is_half(dst):  # round to float16, keep it in an f32 register
+                    half = self.result(arith.TruncFOp(value, memory_type(dst)))
+                    return self.result(arith.ExtFOp(half, dst_ty))
+                if src_ty == dst_ty:
+                    return value
                 if dst.itemsize > src.itemsize:
                     return self.result(arith.ExtFOp(value, dst_ty))
                 return self.result(arith.TruncFOp(value, dst_ty))
@@ -714,11 +812,15 @@ class KernelBuilder:
         # integer or bool source
         assert isinstance(src_ty, IntegerType)
         if is_float(dst):
-            return self.result(
+            wide = self.result(
                 arith.SIToFPOp(value, dst_ty)
                 if is_signed(src)
                 else arith.UIToFPOp(value, dst_ty)
             )
+            if is_half(dst):  # f32 holds every float16 value: round once more
+                half = self.result(arith.TruncFOp(wide, memory_type(dst)))
+                return self.result(arith.ExtFOp(half, dst_ty))
+            return wide
         assert isinstance(dst_ty, IntegerType)
         sw, dw = src_ty.width.data, dst_ty.width.data
         if dw == sw:

@@ -73,6 +73,7 @@ from xrelay.lowering.group import (
 from xrelay.lowering.scalar_types import DType, memory_type, memref_type, tensor_info
 from xrelay.lowering.stages import stage
 from xrelay.names import decode_name, encode_name
+from xrelay.status import STATUS_WORDS
 
 VIEW_OPS: tuple[type[RelayOp], ...] = (
     transform.ReshapeOp,
@@ -102,6 +103,8 @@ RESET = "xrelay_reset"
 """``void xrelay_reset(team)``: reset the team's chunk counter (before a kernel that
 thread 0 runs alone, with no barrier before it)."""
 WEIGHT_PREFIX = "xrelay_weight_"
+STATUS = "xrelay_status"
+"""The global standing for the run's status block (:mod:`xrelay.status`)."""
 
 
 @dataclass
@@ -141,6 +144,7 @@ class GraphLowering:
         self.externs: dict[str, FunctionType] = {}
         self.work = 0
         """Estimated multiply-adds of a run (:func:`op_work` summed)."""
+        self._status: SSAValue | None = None
 
     # -- entry ----------------------------------------------------------------------------
 
@@ -421,6 +425,8 @@ class GraphLowering:
         for shape, dt in kernel.scratch:
             scratch.append(self._alloc(shape, dt))
         args += scratch
+        if kernel.status:
+            args.append(self._status_block())
         self.kb.insert(func.CallOp(kname, args, []))
 
         target = outer if outer is not None else env
@@ -455,6 +461,19 @@ class GraphLowering:
         self.new_ops.append(kernel.function)
         self.externs.update(kernel.externs)
         return group.name, kernel
+
+    def _status_block(self) -> SSAValue:
+        """The run's status block (:mod:`xrelay.status`): ``memref.get_global
+        @xrelay_status``, made once at the start of the host (the host ABI places it
+        after the arena)."""
+        if self._status is None:
+            ty = memref_type((STATUS_WORDS,), np.dtype(np.int64))
+            glob = memref.GlobalOp.get(StringAttr(STATUS), ty, UnitAttr())
+            self.new_ops.insert(0, glob)
+            get = memref.GetGlobalOp(STATUS, ty)
+            self.kb.builder.insert(get, InsertPoint.at_start(self.kb.entry))
+            self._status = get.memref
+        return self._status
 
     def _free_output_slot(self, value: SSAValue | None) -> int | None:
         if value is None:

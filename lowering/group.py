@@ -89,6 +89,9 @@ class Kernel:
     shared_nests: int = 0
     """How many loop nests claim their iterations from the team (1 when
     :attr:`parallel`; 0 for a kernel run by one thread)."""
+    status: bool = False
+    """Whether the kernel checks data and takes the run's status block
+    (:mod:`xrelay.status`) as an argument, after the scratch buffers."""
 
     def weight_ops(self, group: Group) -> list[ConstantOp]:
         """The constants of ``group`` (one with this kernel's key) passed by pointer."""
@@ -354,6 +357,7 @@ class _GroupLowering:
                 LLVMPointerType(),
             ],
         )
+        kb.status_position = len(arg_infos)  # before the thread arguments
         tid, count, team = kb.args[-3:]
         tid.name_hint, count.name_hint, team.name_hint = "tid", "nthreads", "team"
         if threads:
@@ -457,6 +461,7 @@ class _GroupLowering:
             dict(kb.externs),
             parallel=kb.runs_in_parallel(),
             shared_nests=kb.parallel_regions,
+            status=kb.uses_status,
         )
 
     def source(

@@ -54,18 +54,28 @@ def numpy_dtype_of(elem: Attribute, what: str = "tensor") -> DType:
 
 
 def register_type(dt: DType) -> Attribute:
-    """The IR type of a scalar value of dtype ``dt``."""
+    """The IR type of a scalar value of dtype ``dt``. ``float16`` is a storage type:
+    kernels compute on ``f32`` (loads widen, stores round), so that products are
+    accumulated in ``f32`` as every peer does and no ``f16`` arithmetic (which LLVM
+    may lower to runtime calls such as ``__truncdfhf2``) is emitted."""
     if dt.kind == "f":
-        return _FLOATS[dt.itemsize * 8]
+        return _FLOATS[max(dt.itemsize * 8, 32)]
     if dt.kind == "b":
         return IntegerType(1)
     return IntegerType(dt.itemsize * 8)
+
+
+def is_half(dt: DType) -> bool:
+    """``float16``: stored as ``f16``, computed as ``f32`` (:func:`register_type`)."""
+    return dt.kind == "f" and dt.itemsize == 2
 
 
 def memory_type(dt: DType) -> Attribute:
     """The IR type of a buffer element of dtype ``dt`` (``bool`` is a byte)."""
     if dt.kind == "b":
         return IntegerType(8)
+    if dt.kind == "f":
+        return _FLOATS[dt.itemsize * 8]
     return register_type(dt)
 
 

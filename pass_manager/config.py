@@ -153,6 +153,13 @@ CACHE_ANALYSES = register_config(
 FUSE_MAX_DEPTH = register_config(
     "relay.FuseOps.max_depth", int, 256, "the largest number of ops in one fused group"
 )
+FOLD_MAX_ELEMENTS = register_config(
+    "relay.FoldConstant.max_elements",
+    int,
+    1 << 24,
+    "FoldConstant leaves an op alone when one of its results has more elements "
+    "(bounded work and memory for huge broadcasts)",
+)
 FUSE_LINK_PARAMS = register_config(
     "relay.FuseOps.link_params", bool, False, "keep constants inside fused functions"
 )

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.dialects.relay.dominance import verify_module
 from xrelay.pass_manager.analysis import ALL
 from xrelay.pass_manager.context import PassContext
 from xrelay.pass_manager.info import PassInfo
@@ -46,8 +47,8 @@ class PassVerificationError(RuntimeError):
 
 def _verify(op: ModuleOp, what: str, pass_name: str | None = None) -> None:
     try:
-        op.verify()
-    except DiagnosticException as e:
+        verify_module(op)
+    except (DiagnosticException, ValueError) as e:  # xDSL raises both
         first = str(e).strip().splitlines()[0]
         err = PassVerificationError(f"{what}: {first}", pass_name)
         if pass_name is not None:
@@ -112,6 +113,10 @@ class _State(threading.local):
     def __init__(self) -> None:
         self.depth = 0
         """How many pass bodies are running on this thread (0: a call is outermost)."""
+        self.owned: dict[int, ModuleOp] = {}
+        """The modules the running outermost call may mutate (its copy and what its
+        passes returned), by id; a pass called on any other module (one a pass body
+        captured) works on a copy, as an outermost call does."""
 
 
 _state = _State()
@@ -150,19 +155,24 @@ def run_pass(
             work if kind.wrapper is None else kind.wrapper(work),
             info,
         )
+    state = _state
     if copy:  # the outermost call: passes called from inside work in place
-        state = _state
+        state.owned[id(work)] = work
         state.depth += 1
         try:
+            # handed back to the caller as it is (TVM gives back what the pass
+            # returned); inside, every pass's result is owned (_own)
             result = pass_.apply(work, ctx, kind)
         except Exception as e:
             _note_pass(e, info.name)
             raise
         finally:
             state.depth -= 1
+            if not state.depth:
+                state.owned.clear()
     else:  # the caller is a pass body, so depth > 0 already
         try:
-            result = pass_.apply(work, ctx, kind)
+            result = _own(pass_.apply(work, ctx, kind), work)
         except Exception as e:
             _note_pass(e, info.name)
             raise
@@ -203,6 +213,18 @@ def _call_hooks(
             hook(mod, info)
     finally:
         state.depth = depth
+
+
+def _own(result: ModuleOp, work: ModuleOp) -> ModuleOp:
+    """The module a pass returned, made the call's own: a module the pass did not
+    get or make in this call (one it captured) is copied, so that later passes
+    cannot mutate the caller's module (the functional contract)."""
+    owned = _state.owned
+    if result is work or id(result) in owned:
+        return result
+    result = result.clone()  # (a module the pass built itself is copied too)
+    owned[id(result)] = result
+    return result
 
 
 def _as_outermost(hook: Callable[[Any, PassInfo], _T], mod: Any, info: PassInfo) -> _T:
@@ -274,7 +296,9 @@ class Pass:
         ``disabled_pass`` only gate the children of a Sequential)."""
         op, kind = _unwrap(mod)
         ctx = PassContext.current()
-        outermost = _state.depth == 0
+        # a module the running call does not own (captured by a pass body) is
+        # never mutated: the call works on a copy, as an outermost call does
+        outermost = _state.depth == 0 or id(op) not in _state.owned
         if outermost and ctx.verify_each:
             _verify(op, "the input module does not verify")
         if not outermost:

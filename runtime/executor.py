@@ -22,6 +22,7 @@ import numpy as np
 
 from xrelay.runtime.spec import Array, ModelSpec, TensorSpec
 from xrelay.runtime.threads import check_count, requested_threads, team_size
+from xrelay.status import STATUS_BYTES, error_of
 
 ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
 """``void xrelay_entry(void **args, int64_t nthreads)``."""
@@ -90,7 +91,12 @@ class GraphModule:
         for arr in self._inputs:
             arr.fill(0)
         self._outputs = [aligned_empty(t.shape, t.dtype) for t in spec.outputs]
-        self._arena = aligned_empty((max(spec.arena_size, 1),), np.dtype(np.uint8))
+        # the arena, then the run's status block (xrelay.status), zeroed
+        self._arena = aligned_empty(
+            (spec.arena_size + STATUS_BYTES,), np.dtype(np.uint8)
+        )
+        self._status = self._arena[spec.arena_size :].view(np.int64)
+        self._status.fill(0)
         pointers = [a.ctypes.data for a in self._inputs + self._outputs]
         pointers += [ctypes.addressof(exe.weight_table), self._arena.ctypes.data]
         self._args = (ctypes.c_void_p * len(pointers))(*pointers)
@@ -212,6 +218,15 @@ class GraphModule:
         if inputs:
             self.set_input(**inputs)
         self._exe.entry(self._args_address, self._threads)
+        if self._status[0]:
+            self._raise_status()
+
+    def _raise_status(self) -> None:
+        """A kernel's check failed in the last run: raise its error (and clear the
+        status block for the next run)."""
+        code, value, bound = (int(w) for w in self._status[:3])
+        self._status.fill(0)
+        raise error_of((code, value, bound))
 
     def release_bindings(self) -> None:
         """Go back to the executor's own input and output buffers (undo every
@@ -246,3 +261,5 @@ class GraphModule:
         entry, args, threads = self._exe.entry, self._args_address, self._threads
         for _ in range(repeat):
             entry(args, threads)
+        if self._status[0]:
+            self._raise_status()

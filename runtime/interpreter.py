@@ -21,6 +21,10 @@ from xrelay.dialects.relay import dtypes
 from xrelay.dialects.relay.base import RelayOp, Value
 from xrelay.dialects.relay.structural import IfOp, YieldOp
 
+MAX_CALL_DEPTH = 150
+"""Calls nested deeper are an :class:`InterpreterError` (recursion without end, or
+a call chain deeper than Python's stack allows), not a ``RecursionError``."""
+
 
 class InterpreterError(Exception):
     """The module cannot be evaluated (bad inputs, or an op without semantics)."""
@@ -66,6 +70,9 @@ class Interpreter:
             for op in module.ops:
                 if isinstance(op, FuncOp):
                     self.functions[op.sym_name.data] = op
+        self.active: list[str] = []
+        """The functions being evaluated, outermost first (at most
+        :data:`MAX_CALL_DEPTH`)."""
 
     def lookup(self, name: str) -> FuncOp:
         func = self.functions.get(name)
@@ -85,10 +92,25 @@ class Interpreter:
             raise InterpreterError(
                 f"@{name} takes {len(block.args)} arguments, {len(args)} were given"
             )
+        if len(self.active) >= MAX_CALL_DEPTH:
+            if name in self.active:  # the innermost cycle
+                last = len(self.active) - 1 - self.active[::-1].index(name)
+                cycle = " -> ".join(f"@{n}" for n in [*self.active[last:], name])
+                where = f"@{name} calls itself ({cycle})"
+            else:
+                where = f"calling @{name}"
+            raise InterpreterError(
+                f"calls nested more than {MAX_CALL_DEPTH} deep: {where}; unbounded "
+                "recursion?"
+            )
         env: dict[SSAValue, Value] = {}
         for i, (param, arg) in enumerate(zip(block.args, args, strict=True)):
             env[param] = _coerce(arg, param.type, f"argument #{i} of @{name}")
-        return self._run_block(block, env)
+        self.active.append(name)
+        try:
+            return self._run_block(block, env)
+        finally:
+            self.active.pop()
 
     def _run_block(self, block: Block, env: dict[SSAValue, Value]) -> tuple[Value, ...]:
         for op in block.ops:

@@ -17,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -71,11 +72,17 @@ class _Runnable:
         When every input is given, inputs that are C-contiguous arrays of the right
         shape and dtype are read in place and the outputs are written straight into
         the returned arrays (no copies). Otherwise the given inputs are copied in,
-        and inputs left out keep the value last copied in."""
-        module = self.__dict__.get("_default")
+        and inputs left out keep the value last copied in (by the same thread: each
+        thread calling has its own hidden executor)."""
+        # one hidden executor per calling thread: concurrent calls never share
+        # bindings, outputs or the run status
+        local = self.__dict__.get("_local")
+        if local is None:
+            local = self.__dict__.setdefault("_local", threading.local())
+        module: GraphModule | None = getattr(local, "module", None)
         if module is None:
             module = self.create()
-            self.__dict__["_default"] = module
+            local.module = module
         if len(arrays) > module.get_num_inputs():
             raise ExecutorError(
                 f"the model takes {module.get_num_inputs()} inputs, {len(arrays)} were given"

@@ -19,6 +19,9 @@ from xdsl.utils.exceptions import (
     ParseError,
 )
 
+from xrelay.dialects.relay.dtypes import DTypeError
+from xrelay.runtime.threads import ThreadCountError
+from xrelay.status import IndexOutOfRangeError
 from xrelay.tools.locations import location_of
 
 
@@ -107,6 +110,20 @@ def diagnose(e: BaseException) -> tuple[str | None, str]:
         op: Any = getattr(e, "op", None)
         location = location_of(op) if isinstance(op, Operation) else None
         return location, first_line(str(e)) + pass_notes(e)
+    if isinstance(e, MemoryError):
+        return None, (
+            "out of memory: the input asks for more than this machine has (a huge "
+            f"constant or shape?){pass_notes(e)}"
+        )
+    if isinstance(e, RecursionError):
+        return None, (
+            "the input is nested or chained too deeply for this tool (Python's "
+            f"recursion limit){pass_notes(e)}"
+        )
+    if isinstance(e, DTypeError | ThreadCountError):  # bad dtypes, bad counts
+        return None, f"{first_line(str(e))}{pass_notes(e)}"
+    if isinstance(e, IndexOutOfRangeError):  # bad data, found by a run
+        return None, f"run failed: {first_line(str(e))}"
     if isinstance(e, OSError):
         what = f"'{e.filename}': " if e.filename else ""
         return None, f"cannot access {what}{e.strerror or e}"

@@ -20,6 +20,10 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.lexer import Span
 
+from xrelay.tools.parser_fixes import install as install_parser_fixes
+
+install_parser_fixes()  # no hang on a missing quote, no per-constant cost
+
 
 class LocatingParser(Parser):
     """An MLIR parser that gives every parsed op a ``FileLineColLoc``.
@@ -79,7 +83,24 @@ def parse_mlir(
     line_offset: int = 0,
     allow_implicit_module: bool = True,
 ) -> ModuleOp:
-    """Parse MLIR text into a module whose ops carry ``file:line:col`` locations."""
+    """Parse MLIR text into a module whose ops carry ``file:line:col`` locations.
+    Bytes that are not UTF-8 are a located :class:`~xrelay.tools.diagnostics.UserError`."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            from xrelay.tools.diagnostics import UserError
+
+            line = text.count(b"\n", 0, e.start) + 1 + line_offset
+            col = e.start - (text.rfind(b"\n", 0, e.start) + 1) + 1
+            raise UserError(
+                f"the input is not UTF-8 text (byte 0x{text[e.start]:02x}: {e.reason})",
+                f"{name}:{line}:{col}",
+            ) from None
+    if not text.strip():
+        from xrelay.tools.diagnostics import UserError
+
+        raise UserError("the input is empty (no module)", f"{name}:{1 + line_offset}:1")
     return LocatingParser(ctx, text, name, line_offset).parse_module(
         allow_implicit_module
     )

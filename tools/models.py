@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -16,6 +17,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError
 
+from xrelay.dialects.relay.dominance import verify_module
 from xrelay.tools.diagnostics import UserError
 from xrelay.tools.locations import parse_mlir
 
@@ -60,7 +62,7 @@ def load_mlir(path: Path, ctx: Context | None = None) -> ModuleOp:
     except ParseError as e:
         raise located(e, None) from e
     try:
-        module.verify()
+        verify_module(module)
     except Exception as e:
         raise located(e, module) from e
     return module
@@ -74,6 +76,29 @@ def onnx_importer() -> Callable[..., Any] | None:
     except ImportError:  # declared, but its module (or the onnx package) is missing
         return None
     return found if callable(found) else None
+
+
+def _load_external_data(model: Any, name: str) -> None:
+    """Read the tensors a model stores in external files, which ONNX resolves
+    relative to the model's own folder (``name`` is its path; stdin: the current
+    folder). A missing or unreadable file is a one-line error."""
+    from onnx import external_data_helper
+
+    if not any(
+        t.data_location == t.EXTERNAL
+        for t in external_data_helper._get_all_tensors(model)  # pyright: ignore[reportPrivateUsage]
+    ):
+        return
+    base = os.path.dirname(os.path.abspath(name)) if os.path.isfile(name) else "."
+    try:
+        external_data_helper.load_external_data_for_model(model, base)
+    except Exception as e:
+        from xrelay.tools.diagnostics import first_line
+
+        raise UserError(
+            f"{name}: cannot read the model's external data (looked up in {base}): "
+            f"{first_line(str(e))}"
+        ) from e
 
 
 def load_onnx(
@@ -96,6 +121,7 @@ def load_onnx(
         model = onnx.load_model_from_string(data)
     except Exception as e:
         raise UserError(f"{name}: not a valid ONNX model: {e}") from e
+    _load_external_data(model, name)
     kwargs: dict[str, Any] = {}
     if shapes:
         try:

@@ -11,6 +11,10 @@ from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
+from xrelay.tools.parser_fixes import install as install_parser_fixes
+
+install_parser_fixes()  # no hang on a missing quote, no per-constant cost
+
 
 def _relay_dialect() -> Dialect:
     from xrelay.dialects.relay import Relay

@@ -32,6 +32,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, ShrinkExcepti
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xrelay.dialects.relay import printing
+from xrelay.dialects.relay.dominance import verify_module
 from xrelay.pass_manager import (
     PassContext,
     PassContractError,
@@ -272,7 +273,7 @@ class XRelayOptMain(xDSLOptMain):
         in place through the pass manager, in ``PassContext.current()`` (the run's
         context when called from :meth:`run`)."""
         if not self.args.disable_verify:
-            prog.verify()
+            verify_module(prog)
         passes = self.pipeline.passes
         for i, xdsl_pass in enumerate(passes):
             cli.run_pipeline_pass(xdsl_pass, prog, self.ctx)

@@ -84,7 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the array for parameter NAME (repeatable); others are random",
     )
     group.add_argument(
-        "--seed", type=int, default=0, help="seed of the random inputs (default 0)"
+        "--seed",
+        type=_seed,
+        default=0,
+        help="seed of the random inputs (default 0)",
     )
     group.add_argument(
         "--output-dir",
@@ -164,6 +167,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--debug", action="store_true", help="show Python tracebacks on errors"
     )
     return parser
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -547,6 +560,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.example and args.model is not None:
         raise RunError("give a model file or --example, not both")
+    if args.executor != "interpreter" and args.threads is None:
+        # a bad $XRELAY_NUM_THREADS is a configuration error, not a reason to fall
+        # back to the interpreter
+        from xrelay.runtime.threads import ThreadCountError, requested_threads
+
+        try:
+            requested_threads(None)
+        except ThreadCountError as e:
+            raise RunError(str(e)) from e
     named = read_inputs(args.input)
     if args.example:
         from xrelay.tools.example import example_module

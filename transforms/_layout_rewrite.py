@@ -175,6 +175,9 @@ class LayoutRewriter:
             else:
                 new_op = type(final).make(args, dict(final.properties))
                 if len(new_op.results) != len(op.results):
+                    # never inserted: drop it, or its operands keep a use from a
+                    # detached op (FuseOps then sees a user outside every group)
+                    new_op.erase()
                     raise _DoesNotFit
         except (_DoesNotFit, TypeRelationError, ValueError):
             self._roll_back()

@@ -17,7 +17,10 @@ The rules (Relay's ``fold_constant.cc`` on SSA):
 * ``relay.tuple_get_item`` of a ``relay.tuple`` becomes the field itself;
 * ``relay.if`` with a constant condition is replaced by the ops of the taken region;
 * ``relay.shape_of`` of a value with a fully static shape becomes a constant (of the
-  op's ``dtype``).
+  op's ``dtype``);
+* an op with a result of more than ``relay.FoldConstant.max_elements`` elements
+  (PassContext config, 2**24 by default) is left alone (xrelay's bound: folding a
+  broadcast to 1e11 x 1e11 would never end).
 
 Values left unused by a fold (the folded op's constant operands, a projected tuple,
 the condition of an inlined ``if``) are erased when they are pure and have no
@@ -54,6 +57,7 @@ from xrelay.dialects.relay.structural import (
 )
 from xrelay.dialects.relay.transform import ShapeOfOp
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager.config import FOLD_MAX_ELEMENTS
 
 
 class FoldConstantError(DiagnosticException):
@@ -138,8 +142,19 @@ def _erase_if_dead(value: SSAValue) -> None:
         _erase_if_dead(operand)
 
 
+def _elements(ty: Attribute) -> float:
+    """How many elements a value of type ``ty`` holds (fields of tuples summed;
+    unknown dims count as 0)."""
+    if isinstance(ty, TupleType):
+        return sum(_elements(t) for t in ty.types.data)
+    if isinstance(ty, TensorType):
+        return math.prod(max(d, 0) for d in ty.get_shape())
+    return 0
+
+
 class _Folder:
-    def __init__(self) -> None:
+    def __init__(self, max_elements: int = 1 << 24) -> None:
+        self.max_elements = max_elements
         self.changed = False
 
     def run_block(self, block: Block) -> None:
@@ -205,6 +220,8 @@ class _Folder:
     def fold_op(self, op: RelayOp) -> None:
         if not op.operands or op.STATEFUL or is_fill(op):
             return
+        if any(_elements(r.type) > self.max_elements for r in op.results):
+            return  # too big to materialise: left to run time
         args: list[Value] = []
         for operand in op.operands:
             v = constant_value(operand)
@@ -241,9 +258,13 @@ class _Folder:
         self.changed = True
 
 
-def fold_constants(func: FuncOp) -> bool:
-    """Fold the constants of one function in place; True if anything changed."""
-    folder = _Folder()
+def fold_constants(func: FuncOp, max_elements: int | None = None) -> bool:
+    """Fold the constants of one function in place; True if anything changed.
+    ``max_elements``: the largest result folded (default: the context's
+    ``relay.FoldConstant.max_elements``)."""
+    if max_elements is None:
+        max_elements = int(PassContext.current().get_config(FOLD_MAX_ELEMENTS.name))
+    folder = _Folder(max_elements)
     for block in func.body.blocks:
         folder.run_block(block)
     return folder.changed

@@ -253,7 +253,16 @@ def ranked(ty: Attribute, what: str = "operand") -> TensorType:
     raise TypeRelationError(f"{what} must be a tensor, got {ty}")
 
 
+MAX_RANK = 64
+"""The largest rank a type relation gives (numpy's limit): a larger one is an error,
+not minutes of work (``expand_dims`` with ``num_newaxis = 1e8``)."""
+
+
 def tensor(shape: Sequence[int], elem: Attribute) -> TensorType:
+    if len(shape) > MAX_RANK:
+        raise TypeRelationError(
+            f"the result would have rank {len(shape)} (at most {MAX_RANK})"
+        )
     return TensorType(elem, list(shape))
 
 
@@ -405,9 +414,14 @@ class RelayOp(IRDLOperation):
     def evaluate(self, *args: Value) -> tuple[Value, ...]:
         """``compute`` normalised to one value per result, cast to the result types."""
         out = self.compute(*args)
+        one_of_many = (
+            len(self.results) == 1
+            and isinstance(out, list | tuple)
+            and not isinstance(self.results[0].type, TupleType)
+        )  # a variadic-result op (split) with one result gives a list of one
         values: tuple[Value, ...] = (
             (cast(Value, out),)
-            if len(self.results) == 1
+            if len(self.results) == 1 and not one_of_many
             else tuple(cast(Sequence[Value], out))
         )
         return tuple(
@@ -481,14 +495,24 @@ class RelayOp(IRDLOperation):
             if name not in op.properties and prop.default_value is not None:
                 op.properties[name] = prop.default_value
         if result_types is None:
-            types = op.infer_result_types()
+            # a draft op that is not returned is erased: its operands must not keep
+            # a use from a detached op (passes would see a phantom user)
+            try:
+                types = op.infer_result_types()
+            except BaseException:
+                op.drop_all_references()
+                raise
             if len(types) != len(op.results):
+                draft = op
                 op = cls.create(
                     operands=list(operands),
                     result_types=list(types),
                     properties=dict(op.properties),
-                    regions=list(regions),
+                    regions=[],
                 )
+                for region in draft.regions:  # moved, not copied
+                    op.add_region(draft.detach_region(region))
+                draft.drop_all_references()
             else:
                 for res, ty in zip(op.results, types, strict=True):
                     res._type = ty  # pyright: ignore[reportPrivateUsage]

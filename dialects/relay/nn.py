@@ -1370,7 +1370,9 @@ class PadOp(RelayOp):
 
     def compute(self, *args: Any) -> Any:
         x, value = args[0], args[1]
-        widths = self.widths(x.ndim)
+        if x.ndim == 0:  # nothing to pad (np.pad rejects an empty pad_width)
+            return x.copy()
+        widths = np.asarray(self.widths(x.ndim), dtype=np.int64)
         mode = get_str(self.pad_mode)
         if mode == "constant":
             return np.pad(x, widths, mode="constant", constant_values=np.asarray(value))

@@ -246,6 +246,17 @@ class MeanOp(ReduceOp):
         return total / x.dtype.type(count)
 
 
+def _extreme(dtype: np.dtype[Any], low: bool) -> Any:
+    """The identity of ``max`` (``low``) or ``min``: what a reduction over no
+    elements gives (TVM's and the kernels' initial value; numpy raises instead)."""
+    if dtype.kind == "f":
+        return -np.inf if low else np.inf
+    if dtype.kind == "b":
+        return not low
+    info = np.iinfo(dtype)
+    return info.min if low else info.max
+
+
 @irdl_op_definition
 class MaxOp(ReduceOp):
     """The maximum over the reduced axes."""
@@ -253,7 +264,7 @@ class MaxOp(ReduceOp):
     name = "relay.max"
 
     def reduce(self, x: Array, axes: tuple[int, ...]) -> Array:
-        return np.max(x, axis=axes, keepdims=True)
+        return np.max(x, axis=axes, keepdims=True, initial=_extreme(x.dtype, low=True))
 
 
 @irdl_op_definition
@@ -263,7 +274,7 @@ class MinOp(ReduceOp):
     name = "relay.min"
 
     def reduce(self, x: Array, axes: tuple[int, ...]) -> Array:
-        return np.min(x, axis=axes, keepdims=True)
+        return np.min(x, axis=axes, keepdims=True, initial=_extreme(x.dtype, low=False))
 
 
 @irdl_op_definition
@@ -307,7 +318,7 @@ class LogSumExpOp(AxisReduceOp):
     FLOAT_ONLY: ClassVar[bool] = True
 
     def reduce(self, x: Array, axes: tuple[int, ...]) -> Array:
-        m = np.max(x, axis=axes, keepdims=True)
+        m = np.max(x, axis=axes, keepdims=True, initial=_extreme(x.dtype, low=True))
         m = np.where(np.isfinite(m), m, np.zeros((), x.dtype))
         s = np.sum(np.exp(x - m), axis=axes, keepdims=True, dtype=x.dtype)
         return np.log(s) + m
@@ -351,7 +362,9 @@ class ArgReduceOp(ReduceOp):
             return np.zeros(kept_shape, np.int32)
         k = len(axes)
         moved = np.moveaxis(x, axes, tuple(range(x.ndim - k, x.ndim)))
-        flat = moved.reshape((*kept_shape, -1))
+        flat = moved.reshape((*kept_shape, math.prod(x.shape[a] for a in axes)))
+        if flat.shape[-1] == 0:  # nothing to pick from: index 0, like the kernels
+            return np.zeros(kept_shape, np.int32)
         if get_bool(self.select_last_index):
             n = flat.shape[-1]
             idx = n - 1 - self.pick(flat[..., ::-1])

@@ -40,6 +40,7 @@ from xrelay.dialects.relay.base import (
     ANY_TENSOR,
     DYN,
     FORMAT,
+    MAX_RANK,
     Array,
     OpPattern,
     RelayOp,
@@ -70,6 +71,7 @@ from xrelay.dialects.relay.layout_rules import (
     is_split,
     same_primal_axes,
 )
+from xrelay.status import index_error
 
 INT64_MAX = 2**63 - 1
 """Relay's stand-in for "to the end" in strided-slice bounds."""
@@ -414,6 +416,11 @@ class ExpandDimsOp(_UnaryTransformOp):
         n = get_int(self.num_newaxis)
         if n < 0:
             raise TypeRelationError(f"num_newaxis must be >= 0, got {n}")
+        if len(shape) + n > MAX_RANK:
+            raise TypeRelationError(
+                f"num_newaxis {n} would make a rank-{len(shape) + n} tensor (at most "
+                f"{MAX_RANK})"
+            )
         pivot = _insert_axis_range(get_int(self.axis), len(shape))
         return (*shape[:pivot], *([1] * n), *shape[pivot:])
 
@@ -942,20 +949,33 @@ class StridedSliceOp(_UnaryTransformOp):
         return list(zip(range(rank), begin, end, strides, strict=True))
 
 
-def _wrap_indices(idx: Array, size: int, mode: str) -> Array:
+def _checked_indices(idx: Array, size: int, op_name: str) -> Array:
+    """``idx`` with negative entries counted from the end; an entry outside
+    ``[-size, size)`` raises :class:`~xrelay.status.IndexOutOfRangeError` (what
+    compiled code reports from its status block)."""
+    idx = idx.astype(np.int64)
+    bad = (idx < -size) | (idx >= size)
+    if bad.any():
+        raise index_error(op_name, int(idx[bad].reshape(-1)[0]), size)
+    return np.where(idx < 0, idx + size, idx)
+
+
+def _wrap_indices(idx: Array, size: int, mode: str, op_name: str) -> Array:
+    """``mode``: ``clip`` clamps, ``wrap`` wraps, ``fast`` is checked (xrelay
+    defines Relay's unchecked mode: negative indices count from the end once, and
+    anything out of range fails the run instead of reading outside the buffer)."""
     idx = idx.astype(np.int64)
     if mode == "clip":
         return np.clip(idx, 0, max(size - 1, 0))
-    # "wrap"; "fast" promises in-range indices, read here like "wrap"
-    return np.mod(idx, size) if size else idx
+    if mode == "wrap":
+        return np.mod(idx, size) if size else idx
+    return _checked_indices(idx, size, op_name)
 
 
-def _clamp_once(idx: Array, size: int) -> Array:
-    """Indices of ``gather``/``gather_nd``: a negative one counts from the end, then
-    each is clamped into ``[0, size - 1]`` (the kernels do the same: no index in the
-    data reads outside the buffer)."""
-    idx = np.asarray(idx).astype(np.int64)
-    return np.clip(np.where(idx < 0, idx + size, idx), 0, max(size - 1, 0))
+def _no_empty_read(size: int, out_shape: Sequence[int], what: str) -> None:
+    """Reading anything from a dim of size 0 is an error of the program."""
+    if size == 0 and DYN not in out_shape and math.prod(out_shape) > 0:
+        raise TypeRelationError(f"cannot gather from {what} of size 0")
 
 
 def _axis_index(n: int, pos: int, rank: int) -> Array:
@@ -970,8 +990,10 @@ class TakeOp(RelayOp):
     """Elements of ``data`` picked by integer ``indices`` along ``axis`` (absent: from
     the flattened ``data``); the first ``batch_dims`` dims of ``indices`` run alongside
     those of ``data``. ``mode``: ``"clip"`` clamps out-of-range indices (negative ones
-    to 0), ``"wrap"`` takes them modulo the dim, ``"fast"`` assumes they are in range
-    (the reference semantics wrap them)."""
+    to 0), ``"wrap"`` takes them modulo the dim, ``"fast"`` does neither: negative
+    indices count from the end once, and an index outside ``[-dim, dim)`` is an error
+    of the run (Relay leaves it undefined; compiled code reports it through the run
+    status, :mod:`xrelay.status`)."""
 
     name = "relay.take"
     data = operand_def(ANY_TENSOR)
@@ -1006,6 +1028,8 @@ class TakeOp(RelayOp):
             )
         elem = x.get_element_type()
         if self.axis is None:
+            if DYN not in x.get_shape():
+                _no_empty_read(math.prod(x.get_shape()), idx.get_shape(), "data")
             return [tensor(idx.get_shape(), elem)]
         ds, js = x.get_shape(), idx.get_shape()
         axis, batch = self._params(len(ds), len(js))
@@ -1014,16 +1038,18 @@ class TakeOp(RelayOp):
                 raise TypeRelationError(
                     f"batch dim {k}: data has {ds[k]} but indices has {js[k]}"
                 )
-        return [tensor((*ds[:axis], *js[batch:], *ds[axis + 1 :]), elem)]
+        out = (*ds[:axis], *js[batch:], *ds[axis + 1 :])
+        _no_empty_read(ds[axis], out, f"axis {axis}")
+        return [tensor(out, elem)]
 
     def compute(self, *args: Any) -> Any:
         x: Array = args[0]
         idx: Array = args[1]
         mode = get_str(self.mode)
         if self.axis is None:
-            return x.reshape(-1)[_wrap_indices(idx, x.size, mode)]
+            return x.reshape(-1)[_wrap_indices(idx, x.size, mode, self.name)]
         axis, batch = self._params(x.ndim, idx.ndim)
-        idx = _wrap_indices(idx, x.shape[axis], mode)
+        idx = _wrap_indices(idx, x.shape[axis], mode, self.name)
         n_idx = idx.ndim - batch
         rank = x.ndim - 1 + n_idx
         grid: list[Array] = []
@@ -1076,12 +1102,13 @@ class GatherOp(RelayOp):
                     f"indices dim {k} is {j} but data dim {k} is {d} (only the axis "
                     f"{axis} may differ)"
                 )
+        _no_empty_read(ds[axis], js, f"axis {axis}")
         return [tensor(js, x.get_element_type())]
 
     def compute(self, *args: Any) -> Any:
         x: Array = args[0]
         axis = get_int(self.axis) % x.ndim
-        idx = _clamp_once(args[1], x.shape[axis])
+        idx = _checked_indices(args[1], x.shape[axis], self.name)
         return np.take_along_axis(x, idx, axis=axis)
 
 
@@ -1131,7 +1158,10 @@ class GatherNDOp(RelayOp):
                 raise TypeRelationError(
                     f"batch dim {k}: data has {ds[k]} but indices has {js[k + 1]}"
                 )
-        return [tensor((*js[1:], *ds[m + batch :]), x.get_element_type())]
+        out = (*js[1:], *ds[m + batch :])
+        for k in range(m):
+            _no_empty_read(ds[batch + k], out, f"dim {batch + k}")
+        return [tensor(out, x.get_element_type())]
 
     def compute(self, *args: Any) -> Any:
         x: Array = args[0]
@@ -1139,7 +1169,10 @@ class GatherNDOp(RelayOp):
         batch = get_int(self.batch_dims)
         y_rank = idx.ndim - 1
         grid: list[Array] = [_axis_index(x.shape[k], k, y_rank) for k in range(batch)]
-        grid += [_clamp_once(col, x.shape[batch + k]) for k, col in enumerate(idx)]
+        grid += [
+            _checked_indices(row, x.shape[batch + k], self.name)
+            for k, row in enumerate(idx)
+        ]
         return x[tuple(grid)]
 
 

@@ -32,6 +32,19 @@ def binary(node: Node) -> Outputs:
     return node.op(_BINARY[node.op_type], [node.input(0), node.input(1)])
 
 
+@converter("Mod")
+def mod(node: Node) -> Outputs:
+    """``fmod=0``: the remainder with the divisor's sign (``floor_mod``); ``fmod=1``:
+    with the dividend's sign (``mod``, C's ``fmod``). Integer ``x mod 0`` is 0."""
+    fmod = node.attr_int("fmod", 0)
+    if fmod not in (0, 1):
+        raise ConversionError(f"fmod must be 0 or 1, got {fmod}")
+    is_float = node.dtype(node.input(0)).kind == "f"
+    if is_float and fmod == 0:
+        raise ConversionError("fmod=0 is only defined for integer inputs")
+    return node.op("mod" if fmod else "floor_mod", [node.input(0), node.input(1)])
+
+
 @converter("Pow")
 def pow_(node: Node) -> Outputs:
     """``X ** Y``; the exponent may have another dtype than the base (it is cast)."""

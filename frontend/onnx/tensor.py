@@ -249,13 +249,14 @@ def slice_(node: Node) -> Outputs:
 @converter("Gather")
 def gather(node: Node) -> Outputs:
     """``take`` along ``axis``; negative indices count from the end (constant
-    indices are normalised and checked, run-time ones wrap)."""
+    indices are normalised and checked here; run-time ones use the checked
+    ``fast`` mode: an index out of range fails the run)."""
     data = node.input(0)
     shape = node.shape(data)
     axis = node.axis(node.attr_int("axis", 0), len(shape))
     indices = node.graph.static(node.inputs[1]) if node.has_input(1) else None
     if indices is None:
-        return node.op("take", [data, node.input(1, "indices")], axis=axis, mode="wrap")
+        return node.op("take", [data, node.input(1, "indices")], axis=axis, mode="fast")
     dim = shape[axis]
     idx = np.asarray(indices).astype(np.int64)
     if idx.size and (idx.min() < -dim or idx.max() >= dim):

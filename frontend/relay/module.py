@@ -17,6 +17,7 @@ from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
 
+from xrelay.dialects.relay.dominance import verify_module
 from xrelay.dialects.relay.printing import elide_constants
 from xrelay.frontend.relay.analysis import free_vars
 from xrelay.frontend.relay.emitter import emit_function
@@ -272,7 +273,7 @@ class IRModule:
 
     def verify(self) -> None:
         """Run the IR verifier (raises ``VerifyException``)."""
-        self.module.verify()
+        verify_module(self.module)
 
 
 def _declared_type(fn: Function) -> FunctionType | None:

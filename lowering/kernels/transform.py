@@ -19,6 +19,7 @@ from xrelay.dialects.relay.base import get_int, get_str
 from xrelay.dialects.relay.layout import Layout
 from xrelay.lowering.builder import Index, KernelBuilder
 from xrelay.lowering.kernels import OpContext, Source, broadcast_index, pointwise
+from xrelay.status import code_of
 
 IndexMap = Callable[[OpContext, list[Index]], list[Index]]
 
@@ -206,23 +207,23 @@ def _stack(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     return _select_chain(cx.kb, idx[axis], bounds, lambda k: cx.operands[k].at(rest))
 
 
-def _index_value(cx: OpContext, src: Source, idx: Sequence[Index]) -> Index:
+def _index_value(cx: OpContext, src: Source, idx: Sequence[Index]) -> SSAValue:
     """An element of an integer tensor, as an ``index``."""
     return cx.kb.index_cast(src.at(idx), src.dtype)
 
 
-def _wrap(kb: KernelBuilder, v: Index, size: int, mode: str) -> Index:
+def _wrap(cx: OpContext, v: SSAValue, size: int, mode: str) -> Index:
+    """An index read from data, made a position in a dim of ``size`` by ``mode``:
+    ``clip`` clamps, ``wrap`` takes it modulo ``size``, ``fast`` (and every other
+    gather) is checked: ``-size <= v < size`` (negative from the end), anything
+    else fails the run (:meth:`KernelBuilder.checked_index`). A dim of size 0 is
+    rejected by the type relations whenever something is read from it."""
+    kb = cx.kb
     if mode == "clip":
         return kb.imin(kb.imax(v, 0), max(size - 1, 0))
-    return kb.imod(v, size) if size else v
-
-
-def _wrap_once(kb: KernelBuilder, v: Index, size: int) -> Index:
-    """A negative index counted from the end (numpy indexing), then clamped into
-    ``[0, size-1]`` so that no index in the data reads outside the buffer."""
-    neg = kb.icmp("slt", v, 0)
-    v = kb.select(neg, kb.index(kb.iadd(v, size)), kb.index(v))
-    return kb.imin(kb.imax(v, 0), max(size - 1, 0))
+    if mode == "wrap":
+        return kb.imod(v, size) if size else v
+    return kb.checked_index(v, size, code_of(cx.op.name))
 
 
 @pointwise(transform.TakeOp)
@@ -234,16 +235,15 @@ def _take(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     mode = get_str(op.mode)
     if op.axis is None:
         size = int(np.prod(data.shape, dtype=np.int64))
-        flat = _wrap(kb, _index_value(cx, indices, idx), size, mode)
-        return data.at(kb.unflatten(flat, data.shape))
+        flat = _wrap(cx, _index_value(cx, indices, idx), size, mode)
+        return data.at(kb.unflatten(flat, data.shape, unsigned=True))
     axis, batch = op._params(len(data.shape), len(indices.shape))  # pyright: ignore[reportPrivateUsage]
     n_idx = len(indices.shape) - batch
     pre = idx[:axis]
     mid = idx[axis : axis + n_idx]
     post = idx[axis + n_idx :]
     v = _index_value(cx, indices, [*idx[:batch], *mid])
-    v = _wrap(kb, v, data.shape[axis], mode)
-    return data.at([*pre, v, *post])
+    return data.at([*pre, _wrap(cx, v, data.shape[axis], mode), *post])
 
 
 @pointwise(transform.GatherOp)
@@ -252,9 +252,8 @@ def _gather_op(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     assert isinstance(op, transform.GatherOp)
     data, indices = cx.operand(0), cx.operand(1)
     axis = get_int(op.axis) % len(idx)
-    v = _wrap_once(cx.kb, _index_value(cx, indices, idx), data.shape[axis])
     src = list(idx)
-    src[axis] = v
+    src[axis] = _wrap(cx, _index_value(cx, indices, idx), data.shape[axis], "fast")
     return data.at(src)
 
 
@@ -270,7 +269,7 @@ def _gather_nd(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     src: list[Index] = list(ys[:batch])
     for k in range(m):
         v = _index_value(cx, indices, [k, *ys])
-        src.append(_wrap_once(cx.kb, v, data.shape[batch + k]))
+        src.append(_wrap(cx, v, data.shape[batch + k], "fast"))
     return data.at([*src, *rest])
 
 

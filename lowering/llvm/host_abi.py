@@ -7,7 +7,10 @@ Before memrefs become pointers, the host function's globals are replaced:
   runtime, never written into the LLVM IR;
 * ``memref.get_global @xrelay_arena`` → the arena pointer passed to the host (a new
   argument, so that several executors can share one compiled model);
-* ``memref.view %arena[%offset]`` → the arena pointer plus ``%offset`` bytes.
+* ``memref.view %arena[%offset]`` → the arena pointer plus ``%offset`` bytes;
+* ``memref.get_global @xrelay_status`` (the run's status block, :mod:`xrelay.status`)
+  → the arena pointer plus the arena's size: the executor's arena buffer has
+  :data:`~xrelay.status.STATUS_BYTES` more bytes for it.
 
 The ``memref.global`` ops disappear. After the conversion to ``llvm``,
 :func:`add_entry_point` adds ``xrelay_run(void **args, tid, nthreads, team)``, one
@@ -20,9 +23,10 @@ nthreads)``, the one native call per run (:mod:`xrelay.lowering.llvm.threads`).
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects import llvm, memref, ptr
+from xdsl.dialects import arith, llvm, memref, ptr
 from xdsl.dialects.builtin import (
     FunctionType,
+    IndexType,
     MemRefType,
     ModuleOp,
     UnrealizedConversionCastOp,
@@ -32,9 +36,9 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.lowering.errors import LoweringError
-from xrelay.lowering.graph import HOST_ATTR, THREAD_ARGS, WEIGHT_PREFIX
+from xrelay.lowering.graph import HOST_ATTR, STATUS, THREAD_ARGS, WEIGHT_PREFIX
 from xrelay.lowering.llvm.threads import ENTRY, RUN
-from xrelay.lowering.memory_plan import ARENA, host_function
+from xrelay.lowering.memory_plan import ARENA, arena_size, host_function
 
 
 def weight_globals(module: ModuleOp) -> list[memref.GlobalOp]:
@@ -60,6 +64,7 @@ def lower_host_abi(module: ModuleOp) -> None:
             "lower-to-llvm: no host function (run relay-to-kernels first)"
         )
     weights = {g.sym_name.data: k for k, g in enumerate(weight_globals(module))}
+    status_offset = arena_size(module)
     block = host.body.block
     pointer = llvm.LLVMPointerType()
     table = block.insert_arg(pointer, len(block.args))
@@ -77,6 +82,15 @@ def lower_host_abi(module: ModuleOp) -> None:
             b = Builder(InsertPoint.before(op))
             if name == ARENA:
                 value = _from_llvm_pointer(b, arena, ty)
+            elif name == STATUS:
+                cast = b.insert(
+                    UnrealizedConversionCastOp.get([arena], [ptr.PtrType()])
+                )
+                offset = b.insert(
+                    arith.ConstantOp.from_int_and_width(status_offset, IndexType())
+                )
+                moved = b.insert(ptr.PtrAddOp(cast.results[0], offset.result)).result
+                value = b.insert(ptr.FromPtrOp(moved, ty)).res
             elif name in weights:
                 slot = b.insert(llvm.GEPOp(table, [weights[name]], pointer)).result
                 loaded = b.insert(llvm.LoadOp(slot, pointer)).dereferenced_value
