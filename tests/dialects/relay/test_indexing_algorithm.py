@@ -108,12 +108,20 @@ def test_einsum():
     assert plan.summed == ("j",)
 
 
-def test_gather_and_gather_nd_clamp_indices():
+def test_gather_and_gather_nd_check_indices():
+    """Negative indices count from the end; anything outside ``[-dim, dim)`` raises
+    the error compiled code reports from its status block (never a clamped read)."""
+    from xrelay.status import IndexOutOfRangeError
+
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
-    idx = np.array([[5, -1, -9, 0]], np.int64)  # 5 -> 2, -1 -> 2, -9 -> 0
+    idx = np.array([[2, -1, -3, 0]], np.int64)
     np.testing.assert_array_equal(run(tr.GatherOp, x, idx, axis=0), [[8, 9, 2, 3]])
-    nd = np.array([[-1, 7], [0, -5]], np.int64)  # rows -1, 7; cols 0, -5
+    nd = np.array([[-1, 2], [0, -4]], np.int64)  # rows -1, 2; cols 0, -4
     np.testing.assert_array_equal(run(tr.GatherNDOp, x, nd), [x[2, 0], x[2, 0]])
+    with pytest.raises(IndexOutOfRangeError, match=r"relay.gather: index 5 .* size 3"):
+        run(tr.GatherOp, x, np.array([[5, 0, 0, 0]], np.int64), axis=0)
+    with pytest.raises(IndexOutOfRangeError, match=r"relay.gather_nd: index -5"):
+        run(tr.GatherNDOp, x, np.array([[0], [-5]], np.int64))
 
 
 @pytest.mark.parametrize(
