@@ -52,6 +52,27 @@ def choose_conv2d_blocking(
     return ic, oc
 
 
+def choose_grouped_conv2d_blocking(
+    in_channels: int, out_channels: int, groups: int
+) -> tuple[int, int] | None:
+    """``(ic_block, oc_block)`` for a grouped 2-D convolution (``groups > 1``): the
+    blocks divide the channels of one group, so that no block straddles two groups
+    (Relay's x86 ``group_conv2d_NCHWc``). A depthwise convolution (one input and one
+    output channel per group) gives ``(1, c)`` with ``c`` the block of its channels:
+    data and output ``NCHW{c}c``, the lanes one channel each. ``None`` (the plain
+    kernel) when a group's channels have no block larger than 1."""
+    if groups < 1 or in_channels % groups or out_channels % groups:
+        return None
+    if in_channels == groups == out_channels:
+        c = block_size(in_channels)
+        return (1, c) if c > 1 else None
+    ic = block_size(in_channels // groups)
+    oc = block_size(out_channels // groups)
+    if ic == 1 or oc == 1:
+        return None
+    return ic, oc
+
+
 def choose_dense_packing(units: int, in_features: int) -> int | None:
     """The packing factor ``n`` of a dense weight ``[units, in_features]`` (packed as
     ``[units/n, in_features, n]``), or ``None`` to leave the dense alone."""

@@ -508,18 +508,27 @@ scratch(nn.Conv2DOp)(_conv2d_scratch)
 def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
     """``contrib_conv2d_NCHWc``: data ``[N, C/x, H, W, x]``, kernel ``[O/y, C/x, KH,
     KW, x, y]``, output ``[N, O/y, OH, OW, y]``, register-tiled by :class:`RowTiles`
-    (the ``y`` channels of an output block are the vector lanes)."""
+    (the ``y`` channels of an output block are the vector lanes). Grouped: each
+    output block reads the input blocks of its group (the kernel ``[O/y, (C/G)/x,
+    ...]``); depthwise (kernel ``[C/y, 1, KH, KW, 1, y]``): :func:`depthwise_nchwc`."""
     op = cx.op
     assert isinstance(op, nn.Conv2DNCHWcOp)
     kb = cx.kb
     data, weight = cx.operand(0), cx.operand(1)
-    (sh, sw), (pt, pl, _, _), (dh, dw), _ = op.conv_params()
-    n_, cb_n, h, w, x_blk = data.shape
-    ob_n, _, kh, kw, _, y_blk = weight.shape
+    (sh, sw), (pt, pl, _, _), (dh, dw), groups = op.conv_params()
+    n_, _, h, w, x_blk = data.shape
+    ob_n, cb_n, kh, kw, w_x, y_blk = weight.shape
+    if groups > 1 and w_x == 1 and x_blk == y_blk and cb_n == 1 and x_blk > 1:
+        depthwise_nchwc(cx, out, epilogue)
+        return
     _, _, oh, ow, _ = out.shape
     dt = out.dtype
-    # two output blocks per tile when they pair up: twice the independent sums
-    nb = 2 if ob_n % 2 == 0 else 1
+    # a group's output blocks read the group's input blocks (cb_n of them, from
+    # the group's first one): no block straddles two groups
+    ob_per_group = ob_n // groups
+    # two output blocks per tile when they pair up (in one group): twice the
+    # independent sums
+    nb = 2 if ob_per_group % 2 == 0 else 1
     tile = row_tile(ow, nb, y_blk, dt.itemsize)
     rows = RowTiles(
         kb,
@@ -548,6 +557,12 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     group = conv_row_group(oh, n_ * (ob_n // nb))
     with kb.parallel([n_, ob_n // nb, -(-oh // group)]) as (n, obp, g):
         ob = kb.imul(obp, nb)
+        cb_base = (
+            0 if groups == 1 else kb.imul(kb.idiv(ob, ob_per_group), cb_n)
+        )
+
+        def data_at(cb: Index, iy: Index, ix: Index, ci: Index) -> SSAValue:
+            return data.at([n, kb.iadd(cb, cb_base), iy, ix, ci])
         y_lo = kb.imul(g, group)
         y_hi = kb.imin(kb.iadd(y_lo, group), oh)
 
@@ -566,7 +581,7 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
                 rows.emit(
                     y,
                     y_blk,
-                    lambda cb, iy, ix, ci: data.at([n, cb, iy, ix, ci]),
+                    data_at,
                     weight_row(kb, weight, lambda b: [kb.iadd(ob, b)]),
                     lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
                     out,
@@ -579,7 +594,7 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
             rows.emit(
                 y,
                 y_blk,
-                lambda cb, iy, ix, ci: data.at([n, cb, iy, ix, ci]),
+                data_at,
                 weight_row(kb, weight, lambda b: [kb.iadd(ob, b)]),
                 lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
                 out,
@@ -597,3 +612,95 @@ def _conv2d_nchwc(cx: OpContext, outs: list[Buffer]) -> None:
 
 
 with_epilogue(nn.Conv2DNCHWcOp)(conv2d_nchwc)
+
+
+def depthwise_nchwc(
+    cx: OpContext, out: Buffer, epilogue: Epilogue | None = None
+) -> None:
+    """A depthwise ``contrib_conv2d_NCHWc`` (data and output ``[N, C/c, H, W, c]``,
+    kernel ``[C/c, 1, KH, KW, 1, c]``): every output channel reads its own input
+    channel, so the ``c`` channels of a block are the vector lanes of the inputs,
+    the weights and the sums alike.
+
+    The threads share out (batch entry, channel block, group of output rows). An
+    output row is cut into tiles of pixels (:func:`~xrelay.lowering.tiling.row_tile`,
+    the last tile moved back to end with the row) whose ``tile * c`` sums stay in
+    registers through a loop over the kernel rows that reach the data; the kernel
+    columns are unrolled, so that with stride 1 neighbouring pixels share their
+    input loads. A pixel whose window can reach the padding (in some tile) reads a
+    clamped column and a ``select`` makes the value zero outside the data."""
+    op = cx.op
+    assert isinstance(op, nn.Conv2DNCHWcOp)
+    kb = cx.kb
+    data, weight = cx.operand(0), cx.operand(1)
+    (sh, sw), (pt, pl, _, _), (dh, dw), _ = op.conv_params()
+    n_, cb_n, h, w, lanes = data.shape
+    _, _, kh, kw, _, _ = weight.shape
+    _, _, oh, ow, _ = out.shape
+    dt, src_dt = out.dtype, data.dtype
+    tile = row_tile(ow, 1, lanes, dt.itemsize)
+    tiles = -(-ow // tile)
+    last = ow - tile
+    # per (pixel of the tile, kernel column): whether some tile reads left of the
+    # data, right of it
+    low = [[t * sw + kx * dw - pl < 0 for kx in range(kw)] for t in range(tile)]
+    high = [
+        [(last + t) * sw + kx * dw - pl >= w for kx in range(kw)] for t in range(tile)
+    ]
+    zero = kb.zero(dt)
+    flat_w = kb.flat(weight.buffer) if weight.buffer is not None else None
+    group = conv_row_group(oh, n_ * cb_n)
+    with kb.parallel([n_, cb_n, -(-oh // group)]) as (n, cb, g):
+        y_lo = kb.imul(g, group)
+        y_hi = kb.imin(kb.iadd(y_lo, group), oh)
+        flat_out = kb.flat(out)
+        with kb.loop(y_lo, y_hi) as y, kb.loop(0, tiles * tile, tile) as xt:
+            x = xt if ow % tile == 0 else kb.imin(xt, last)
+            y0 = kb.isub(kb.imul(y, sh), pt)
+            ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
+            x0 = kb.isub(kb.imul(x, sw), pl)
+
+            def row(ky: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                iy = kb.iadd(y0, kb.imul(ky, dh))
+                acc = list(acc)
+                for kx in range(kw):
+                    if flat_w is not None:
+                        base = kb.flat_index([cb, 0, ky, kx, 0, 0], weight.shape)
+                        ws = [
+                            kb.load(flat_w, [kb.iadd(base, c)]) for c in range(lanes)
+                        ]
+                    else:
+                        ws = [weight.at([cb, 0, ky, kx, 0, c]) for c in range(lanes)]
+                    ws = [kb.cast(v, src_dt, dt) for v in ws]
+                    for t in range(tile):
+                        ix = kb.iadd(x0, t * sw + kx * dw)
+                        checks: list[SSAValue] = []
+                        if low[t][kx]:
+                            checks.append(kb.icmp("sge", ix, 0))
+                            ix = kb.imax(ix, 0)
+                        if high[t][kx]:
+                            checks.append(kb.icmp("slt", ix, w))
+                            ix = kb.imin(ix, w - 1)
+                        ok = None
+                        if checks:
+                            ok = (
+                                checks[0]
+                                if len(checks) == 1
+                                else kb.logical_and(checks[0], checks[1])
+                            )
+                        for c in range(lanes):
+                            v = kb.cast(data.at([n, cb, iy, ix, c]), src_dt, dt)
+                            if ok is not None:
+                                v = kb.select(ok, v, zero)
+                            acc[t * lanes + c] = kb.mac(v, ws[c], acc[t * lanes + c])
+                return acc
+
+            acc = kb.fold_loop(ky_lo, ky_hi, [zero] * (tile * lanes), row)
+            for t in range(tile):
+                base = kb.flat_index([n, cb, y, kb.iadd(x, t), 0], out.shape)
+                for c in range(lanes):
+                    kb.store(acc[t * lanes + c], flat_out, [kb.iadd(base, c)])
+            if epilogue is not None:
+                with kb.loop(0, tile) as t, kb.loop(0, lanes) as c:
+                    idx = [n, cb, y, kb.iadd(x, t), c]
+                    kb.store(epilogue(kb.load(out, idx), idx), out, idx)
