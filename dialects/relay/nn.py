@@ -58,8 +58,8 @@ from xrelay.dialects.relay.base import (
 )
 from xrelay.dialects.relay.cpu_layout import (
     choose_conv2d_blocking,
-    choose_grouped_conv2d_blocking,
     choose_dense_packing,
+    choose_grouped_conv2d_blocking,
     is_cpu_target,
 )
 from xrelay.dialects.relay.dtypes import is_float, numpy_dtype

@@ -7,8 +7,14 @@
   into a scratch buffer as ``[O/L, I, KH, KW, L]`` (:func:`conv2d_tiled`), so that a
   3-channel first convolution, which AlterOpLayout leaves in ``NCHW``, runs at vector
   speed too.
-* Grouped, depthwise and integer convolutions (and every ``conv2d`` with
-  ``XRELAY_TILE_ROWS=1``) accumulate output planes (:func:`conv2d_planes`): for each
+* Grouped float ``conv2d`` with more than one output channel per group runs the same
+  tiled kernel, the weights repacked per group (blocks never straddle two groups);
+  AlterOpLayout puts grouped convolutions whose groups take a block of at least half
+  the vector lanes, and depthwise ones, on ``contrib_conv2d_NCHWc`` tiles
+  (:func:`conv2d_nchwc`, :func:`depthwise_nchwc`).
+* Depthwise convolutions left in a plain layout (no channel block fits) and integer
+  convolutions (and every ``conv2d`` with ``XRELAY_TILE_ROWS=1``) accumulate output
+  planes (:func:`conv2d_planes`): for each
   batch entry and output channel, the plane is zeroed, then every (input channel,
   kernel row, kernel column) tap adds ``weight * input`` to the part of the plane it
   reaches (rows and columns computed from the tap: no padding is read), the innermost
@@ -391,11 +397,11 @@ def weight_row(
 
 
 def _tiled_plain_conv(op: nn.Conv2DOp, src_dt: DType, dt: DType) -> bool:
-    """Whether :func:`conv2d_tiled` handles ``op``: a float, ungrouped convolution
-    (and tiling not turned off)."""
+    """Whether :func:`conv2d_tiled` handles ``op``: a float convolution, ungrouped or
+    grouped with more than one output channel per group (one per group: the planes
+    kernel, vectorised along the rows), and tiling not turned off."""
     return (
-        op.conv_params()[3] == 1
-        and dt.kind == "f"
+        dt.kind == "f"
         and src_dt.kind == "f"
         and os.environ.get("XRELAY_TILE_ROWS", "").strip() != "1"
     )
@@ -408,27 +414,32 @@ def _plain_lanes(dt: DType) -> int:
 def _conv2d_scratch(
     op: RelayOp, operands: list[TensorInfo], results: list[TensorInfo]
 ) -> list[TensorInfo]:
-    """The repacked weight ``[ceil(O/L), I, KH, KW, L]`` of :func:`conv2d_tiled` and
-    its ``[tile, L]`` staging buffer."""
+    """The repacked weight ``[G * ceil((O/G)/L), I, KH, KW, L]`` of
+    :func:`conv2d_tiled` and its ``[tile, L]`` staging buffer."""
     assert isinstance(op, nn.Conv2DOp)
     dt = results[0][1]
     if not _tiled_plain_conv(op, operands[0][1], dt):
         return []
-    _, (_, i, kh, kw), _, out_c = op.geometry(operands[0][0], operands[1][0])
-    assert isinstance(out_c, int)
+    _, (_, i, kh, kw), depthwise, out_c = op.geometry(operands[0][0], operands[1][0])
+    groups = op.conv_params()[3]
+    if depthwise or out_c // groups < 2:
+        return []
     lanes = _plain_lanes(dt)
     _, _, _, ow = to_nchw(results[0][0], op.layouts()[2])
     assert isinstance(ow, int)
     tile = row_tile(ow, 1, lanes, dt.itemsize)
-    return [((-(-out_c // lanes), i, kh, kw, lanes), dt), ((tile, lanes), dt)]
+    blocks = groups * -(-(out_c // groups) // lanes)
+    return [((blocks, i, kh, kw, lanes), dt), ((tile, lanes), dt)]
 
 
 def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
-    """An ungrouped float ``conv2d`` in any layout, register-tiled like the blocked
-    kernel (:class:`RowTiles`, one output block per tile): the weights are first
-    repacked into the kernel's scratch buffer as ``[O/L, I, KH, KW, L]`` (``L`` = the
-    host's vector lanes; a copy of the weights per call, small next to the
-    convolution), each input channel is its own block. This is how a first
+    """A float ``conv2d`` in any layout, register-tiled like the blocked kernel
+    (:class:`RowTiles`, one output block per tile): the weights are first repacked
+    into the kernel's scratch buffer as ``[G * ceil((O/G)/L), I, KH, KW, L]`` (``L`` =
+    the host's vector lanes, the blocks of each group's output channels, the last
+    one of a group partial; a copy of the weights per call, small next to the
+    convolution), each input channel is its own block. A grouped convolution's
+    blocks read their group's input channels. This is how a first
     convolution on 3-channel images (which AlterOpLayout leaves in ``NCHW``) runs at
     vector speed."""
     op = cx.op
@@ -437,17 +448,26 @@ def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     data, weight = cx.operand(0), cx.operand(1)
     packed, stage = cx.scratch
     data_layout, kernel_layout, out_layout = op.layouts()
-    (sh, sw), (pt, pl, _, _), (dh, dw), _ = op.conv_params()
-    (n_, c_, h, w), (_, _, kh, kw), _, out_c = op.geometry(data.shape, weight.shape)
+    (sh, sw), (pt, pl, _, _), (dh, dw), groups = op.conv_params()
+    (n_, _, h, w), (_, c_, kh, kw), _, out_c = op.geometry(data.shape, weight.shape)
     _, _, oh, ow = to_nchw(out.shape, out_layout)
     assert isinstance(ow, int)
     assert isinstance(out_c, int)
+    assert isinstance(c_, int)
     dt = out.dtype
     lanes = packed.shape[-1]
-    with kb.loop(0, out_c) as oc, kb.nest([c_, kh, kw]) as (ic, ky, kx):
+    out_g = out_c // groups  # output channels per group; c_: input channels per group
+    per_g = -(-out_g // lanes)  # blocks per group (the last one may be partial)
+    with (
+        kb.loop(0, groups) as g,
+        kb.loop(0, out_g) as j,
+        kb.nest([c_, kh, kw]) as (ic, ky, kx),
+    ):
+        oc = kb.iadd(kb.imul(g, out_g), j)
         logical = {"O": oc, "I": ic, "H": ky, "W": kx}
         wv = kb.cast(weight.at([logical[a] for a in kernel_layout]), weight.dtype, dt)
-        kb.store(wv, packed, [kb.idiv(oc, lanes), ic, ky, kx, kb.imod(oc, lanes)])
+        ob = kb.iadd(kb.imul(g, per_g), kb.idiv(j, lanes))
+        kb.store(wv, packed, [ob, ic, ky, kx, kb.imod(j, lanes)])
     rows = RowTiles(
         kb,
         (sh, sw),
@@ -462,29 +482,36 @@ def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         data.dtype,
         stage.shape[0],
     )
-    full = out_c // lanes
+    full = out_g // lanes
 
-    def block(n: Index, ob: Index, nl: int) -> None:
+    def block(n: Index, g: Index, ob: Index, nl: int) -> None:
+        c0 = 0 if groups == 1 else kb.imul(g, c_)  # the group's first input channel
+        o0 = (
+            kb.imul(ob, lanes)
+            if groups == 1
+            else kb.iadd(kb.imul(g, out_g), kb.imul(ob, lanes))
+        )
+        pb = ob if groups == 1 else kb.iadd(kb.imul(g, per_g), ob)
         with kb.loop(0, oh) as y:
             rows.emit(
                 y,
                 nl,
-                lambda cb, iy, ix, _: data.at(from_nchw([n, cb, iy, ix], data_layout)),
-                weight_row(kb, BufferSource(kb, packed), lambda _: [ob], has_ci=False),
-                lambda _, x, oi: from_nchw(
-                    [n, kb.iadd(kb.imul(ob, lanes), oi), y, x], out_layout
+                lambda cb, iy, ix, _: data.at(
+                    from_nchw([n, kb.iadd(c0, cb), iy, ix], data_layout)
                 ),
+                weight_row(kb, BufferSource(kb, packed), lambda _: [pb], has_ci=False),
+                lambda _, x, oi: from_nchw([n, kb.iadd(o0, oi), y, x], out_layout),
                 out,
                 epilogue,
                 stage,
             )
 
-    with kb.loop(0, n_) as n:
+    with kb.loop(0, n_) as n, kb.loop(0, groups) as g:
         if full:
             with kb.loop(0, full) as ob:
-                block(n, ob, lanes)
-        if out_c % lanes:
-            block(n, full, out_c % lanes)
+                block(n, g, ob, lanes)
+        if out_g % lanes:
+            block(n, g, full, out_g % lanes)
 
 
 def _conv2d_any(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
@@ -557,12 +584,11 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     group = conv_row_group(oh, n_ * (ob_n // nb))
     with kb.parallel([n_, ob_n // nb, -(-oh // group)]) as (n, obp, g):
         ob = kb.imul(obp, nb)
-        cb_base = (
-            0 if groups == 1 else kb.imul(kb.idiv(ob, ob_per_group), cb_n)
-        )
+        cb_base = 0 if groups == 1 else kb.imul(kb.idiv(ob, ob_per_group), cb_n)
 
         def data_at(cb: Index, iy: Index, ix: Index, ci: Index) -> SSAValue:
             return data.at([n, kb.iadd(cb, cb_base), iy, ix, ci])
+
         y_lo = kb.imul(g, group)
         y_hi = kb.imin(kb.iadd(y_lo, group), oh)
 
@@ -666,9 +692,7 @@ def depthwise_nchwc(
                 for kx in range(kw):
                     if flat_w is not None:
                         base = kb.flat_index([cb, 0, ky, kx, 0, 0], weight.shape)
-                        ws = [
-                            kb.load(flat_w, [kb.iadd(base, c)]) for c in range(lanes)
-                        ]
+                        ws = [kb.load(flat_w, [kb.iadd(base, c)]) for c in range(lanes)]
                     else:
                         ws = [weight.at([cb, 0, ky, kx, 0, c]) for c in range(lanes)]
                     ws = [kb.cast(v, src_dt, dt) for v in ws]

@@ -18,7 +18,7 @@ from xrelay.pass_manager import PassContext
 
 def _conv_ref(x: Any, w: Any, groups: int, stride: int, pad: int) -> Any:
     """float64 grouped convolution, NCHW / OIHW."""
-    n, c, h, wd = x.shape
+    n, _, h, wd = x.shape
     o, i, kh, kw = w.shape
     xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
     oh = (h + 2 * pad - kh) // stride + 1

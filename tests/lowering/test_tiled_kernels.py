@@ -60,6 +60,27 @@ def _plain_cases(rng: Gen, case: Any) -> list[Any]:
         out.append(
             case(nn.Conv2DOp, [gen(rng, n, c, h, w), gen(rng, o, c, kh, kw)], attrs)
         )
+    # grouped, no block fitting a group's channels (the weights repacked per
+    # group): 17 and 3 output channels per group, 1001 = 7 x 143, a 1x1 row
+    for (n, c, h, w), (o, kh, kw), attrs in [
+        ((1, 34, 5, 9), (34, 3, 3), {"groups": 2, "padding": [1, 1]}),
+        ((2, 9, 7, 6), (9, 3, 3), {"groups": 3, "strides": [2, 2], "padding": [1, 1]}),
+        ((1, 1001, 1, 1), (1001, 1, 1), {"groups": 7}),
+        (
+            (1, 12, 9, 11),
+            (24, 5, 5),
+            {"groups": 4, "strides": [2, 2], "padding": [2, 2]},
+        ),
+    ]:
+        groups = attrs["groups"]
+        gen = _ints if c // groups > 32 else _x
+        out.append(
+            case(
+                nn.Conv2DOp,
+                [gen(rng, n, c, h, w), gen(rng, o, c // groups, kh, kw)],
+                attrs,
+            )
+        )
     # other layouts: NHWC data and output, HWIO kernel
     x = _x(rng, 1, 5, 13, 3)
     out.append(
@@ -239,12 +260,8 @@ def _grouped_cases(rng: Gen, case: Any) -> list[Any]:
         _grouped_nchwc(
             case, _x(rng, 1, 32, 5, 7), _x(rng, 64, 16, 1, 1), 2, 16, 16, {}
         ),
-        _grouped_nchwc(
-            case, _x(rng, 1, 32, 3, 9), _x(rng, 32, 8, 1, 1), 4, 8, 8, {}
-        ),
-        _grouped_nchwc(
-            case, _x(rng, 2, 16, 4, 3), _x(rng, 24, 2, 1, 1), 8, 2, 3, {}
-        ),
+        _grouped_nchwc(case, _x(rng, 1, 32, 3, 9), _x(rng, 32, 8, 1, 1), 4, 8, 8, {}),
+        _grouped_nchwc(case, _x(rng, 2, 16, 4, 3), _x(rng, 24, 2, 1, 1), 8, 2, 3, {}),
         # 3x3, stride 2, odd sizes, padding; 3 output blocks per group
         _grouped_nchwc(
             case,

@@ -387,7 +387,7 @@ def test_in_a_sequential_then_fold_constant():
         ((1, 24, 6, 6), (24, 1, 3, 3), 24, ("NCHW8c", "OIHW1i8o", "NCHW8c")),
         # grouped: the blocks divide a group's channels (16 in, 8 out per group)
         ((1, 64, 6, 6), (32, 16, 3, 3), 4, ("NCHW16c", "OIHW16i8o", "NCHW8c")),
-        ((1, 8, 6, 6), (8, 4, 1, 1), 2, ("NCHW4c", "OIHW4i4o", "NCHW4c")),
+        ((1, 32, 6, 6), (32, 16, 1, 1), 2, ("NCHW16c", "OIHW16i16o", "NCHW16c")),
     ],
 )
 def test_grouped_and_depthwise_conv_blocked(
@@ -421,7 +421,19 @@ def test_mobilenet_block_has_no_transform_between_convs():
     _, after = alter(y)
     convs = ops_named(after, "relay.nn.contrib_conv2d_NCHWc")
     assert len(convs) == 3
-    data_transforms = [
-        t for t in transforms(after) if not t[0].startswith("OIHW")
-    ]
+    data_transforms = [t for t in transforms(after) if not t[0].startswith("OIHW")]
     assert data_transforms == [("NCHW", "NCHW16c"), ("NCHW8c", "NCHW")]
+
+
+@pytest.mark.parametrize("smallest", [4, 8])
+def test_grouped_blocks_below_the_host_minimum_stay_plain(
+    monkeypatch: pytest.MonkeyPatch, smallest: int
+):
+    """A group of 4 channels is blocked only when the host's smallest useful block
+    (half its vector lanes) is at most 4."""
+    monkeypatch.setattr(cpu_layout, "min_group_block", lambda: smallest)
+    mod, after = alter(conv(var("x", (1, 16, 6, 6)), weight((16, 4, 3, 3)), groups=4))
+    blocked = ops_named(after, "relay.nn.contrib_conv2d_NCHWc")
+    assert len(blocked) == (1 if smallest <= 4 else 0)
+    if not blocked:
+        assert str(module_of(after)) == str(module_of(mod))
