@@ -12,7 +12,9 @@ products and convolutions (GFLOP/s), and a memory copy of the same tensor
 Each case is one small relay function built with ``xrelay.build`` at the opt level
 and run through an executor with zero-copy inputs and outputs; the figure is the
 median of ``--runs`` runs after a warm-up. ``ratio`` is xrelay's time over the
-peak's time for the same work (1.0 = as fast as the peak; lower is better).
+peak's time for the same work (1.0 = as fast as the peak; lower is better). A
+grouped convolution is also shown against the same convolution with ``groups=1``
+(which does ``groups`` times its work).
 
 Figures only; nothing here passes or fails.
 """
@@ -56,6 +58,9 @@ class Case:
     """``sgemm`` (compare with numpy's matmul of ``gemm`` shapes) or ``memcpy``."""
     gemm: tuple[int, int, int] | None = None
     """``(M, K, N)`` of the numpy peak."""
+    baseline: str = ""
+    """Name of an earlier case whose time this one is also shown against (a grouped
+    convolution against the same convolution with ``groups=1``)."""
 
 
 def _rand(*shape: int) -> np.ndarray:
@@ -201,18 +206,22 @@ def cases() -> list[Case]:
         (96, 56, 3, 1),
         (144, 56, 3, 2),
         (240, 28, 5, 1),
+        (240, 28, 5, 2),
         (96, 56, 7, 1),
+        (96, 56, 7, 2),
     ):
         out.append(
             Case("conv-depthwise", f"dw {k}x{k}/s{s} c{c} {hw}x{hw}",
                  _conv(c, hw, k, s, c), _conv_flops(c, hw, k, s, c, c), "sgemm",
                  (c, k * k, (-(-hw // s)) ** 2))
         )  # fmt: skip
-    for g in (1, 4):
-        out.append(
-            Case("conv-grouped", f"1x1 g{g} c232 28x28", _conv(232, 28, 1, 1, g),
-                 _conv_flops(232, 28, 1, 1, g, 232), "sgemm", (232, 232 // g, 784))
-        )  # fmt: skip
+    for k, c in ((1, 232), (3, 128)):
+        for g in (1, 2, 4, 8):
+            out.append(
+                Case("conv-grouped", f"{k}x{k} g{g} c{c} 28x28", _conv(c, 28, k, 1, g),
+                     _conv_flops(c, 28, k, 1, g, c), "sgemm",
+                     (c, c // g * k * k, 784), f"{k}x{k} g1 c{c} 28x28" if g > 1 else "")
+            )  # fmt: skip
     return out
 
 
@@ -233,6 +242,7 @@ def main() -> None:
         f"{'family':15} {'case':36} {'xrelay ms':>9} {'peak ms':>8} "
         f"{'xrelay':>10} {'peak':>10} {'ratio':>6}"
     )
+    times: dict[str, float] = {}
     for case in cases():
         if args.only and not any(s == case.family or s in case.name for s in args.only):
             continue
@@ -264,9 +274,12 @@ def main() -> None:
             ours = f"{moved / t / 1e9:6.1f} GB/s"
             peak = f"{2 * src.nbytes / peak_t / 1e9:6.1f} GB/s"
             ratio = t / (peak_t * moved / (2 * src.nbytes))
+        times[case.name] = t
+        base = times.get(case.baseline)
+        vs = f"  {t / base:5.2f}x the g1 time" if base else ""
         print(
             f"{case.family:15} {case.name:36} {t * 1e3:9.3f} {peak_t * 1e3:8.3f} "
-            f"{ours:>10} {peak:>10} {ratio:6.2f}",
+            f"{ours:>10} {peak:>10} {ratio:6.2f}{vs}",
             flush=True,
         )
 

@@ -52,6 +52,38 @@ def choose_conv2d_blocking(
     return ic, oc
 
 
+def choose_grouped_conv2d_blocking(
+    in_channels: int, out_channels: int, groups: int
+) -> tuple[int, int] | None:
+    """``(ic_block, oc_block)`` for a grouped 2-D convolution (``groups > 1``): the
+    blocks divide the channels of one group, so that no block straddles two groups
+    (Relay's x86 ``group_conv2d_NCHWc``). A depthwise convolution (one input and one
+    output channel per group) gives ``(1, c)`` with ``c`` the block of its channels:
+    data and output ``NCHW{c}c``, the lanes one channel each. ``None`` (the plain
+    kernel) when a group's channels have no block of at least
+    :func:`min_group_block` (a depthwise one: larger than 1)."""
+    if groups < 1 or in_channels % groups or out_channels % groups:
+        return None
+    if in_channels == groups == out_channels:
+        c = block_size(in_channels)
+        return (1, c) if c > 1 else None
+    ic = block_size(in_channels // groups)
+    oc = block_size(out_channels // groups)
+    if min(ic, oc) < min_group_block():
+        return None
+    return ic, oc
+
+
+def min_group_block() -> int:
+    """The smallest channel block a grouped (not depthwise) convolution is blocked
+    with: half the host's float32 vector lanes (AVX-512: 8, AVX2: 4, SSE: 2).
+    Narrower blocks leave most of each vector register idle; the plain kernel
+    (output channels of a group in blocks of the full lanes) runs them faster."""
+    from xrelay.lowering.tiling import host_vector_unit
+
+    return max(2, host_vector_unit().bytes // 4 // 2)
+
+
 def choose_dense_packing(units: int, in_features: int) -> int | None:
     """The packing factor ``n`` of a dense weight ``[units, in_features]`` (packed as
     ``[units/n, in_features, n]``), or ``None`` to leave the dense alone."""

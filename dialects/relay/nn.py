@@ -59,6 +59,7 @@ from xrelay.dialects.relay.base import (
 from xrelay.dialects.relay.cpu_layout import (
     choose_conv2d_blocking,
     choose_dense_packing,
+    choose_grouped_conv2d_blocking,
     is_cpu_target,
 )
 from xrelay.dialects.relay.dtypes import is_float, numpy_dtype
@@ -582,27 +583,39 @@ class Conv2DOp(ConvOp):
         """Relay's x86 ``_alter_conv2d_layout``: an ``NCHW``/``OIHW`` convolution with
         ``groups == 1`` and static shapes becomes ``contrib_conv2d_NCHWc`` with data
         ``NCHW{ic}c``, kernel ``OIHW{ic}i{oc}o`` and output ``NCHW{oc}c``; the blocks
-        come from :func:`~xrelay.dialects.relay.cpu_layout.choose_conv2d_blocking`."""
+        come from :func:`~xrelay.dialects.relay.cpu_layout.choose_conv2d_blocking`.
+        A grouped convolution keeps its ``groups`` with blocks that divide one
+        group's channels (:func:`~xrelay.dialects.relay.cpu_layout.
+        choose_grouped_conv2d_blocking`); a depthwise one (``groups`` = channels,
+        multiplier 1) takes data and output ``NCHW{c}c`` and kernel ``OIHW1i{c}o``
+        (``[C/c, 1, KH, KW, 1, c]``, Relay's ``depthwise_conv2d_NCHWc`` form)."""
         if not is_cpu_target(target):
             return None
         if (
             get_str(self.data_layout) != "NCHW"
             or get_str(self.kernel_layout) != "OIHW"
             or get_str(self.out_layout) not in ("", "NCHW")
-            or get_int(self.groups) != 1
         ):
             return None
         shapes = _static_shapes(operand_types)
         if shapes is None or len(shapes[0]) != 4 or len(shapes[1]) != 4:
             return None
-        blocking = choose_conv2d_blocking(shapes[0][1], shapes[1][0])
+        groups = get_int(self.groups)
+        if groups == 1:
+            blocking = choose_conv2d_blocking(shapes[0][1], shapes[1][0])
+        elif shapes[1][1] * groups != shapes[0][1]:
+            return None  # a depthwise form with a channel multiplier: left alone
+        else:
+            blocking = choose_grouped_conv2d_blocking(
+                shapes[0][1], shapes[1][0], groups
+            )
         if blocking is None:
             return None
         ic, oc = blocking
         return self.layout_variant(
             Conv2DNCHWcOp,
             {
-                "data_layout": f"NCHW{ic}c",
+                "data_layout": f"NCHW{ic if ic > 1 else oc}c",
                 "kernel_layout": f"OIHW{ic}i{oc}o",
                 "out_layout": f"NCHW{oc}c",
             },
@@ -731,8 +744,13 @@ class Conv2DNCHWcOp(ConvOp):
 
     ``data_layout`` is ``NCHW{x}c`` (``[N, C/x, H, W, x]``), ``kernel_layout``
     ``OIHW{x}i{y}o`` (``[O/y, C/x, KH, KW, x, y]``) and ``out_layout`` ``NCHW{y}c``
-    (``""``: the data layout); ``groups`` is 1. The semantics are ``conv2d``'s on the
-    unblocked tensors, with the same attributes.
+    (``""``: the data layout). The semantics are ``conv2d``'s on the unblocked
+    tensors, with the same attributes.
+
+    Grouped (``groups > 1``): the kernel is ``[O/y, (C/G)/x, KH, KW, x, y]``, and
+    ``x`` divides ``C/G``, ``y`` divides ``O/G`` (no block straddles two groups).
+    Depthwise (``groups == C == O``, one channel per group): kernel ``OIHW1i{y}o``
+    (``[C/y, 1, KH, KW, 1, y]``) with data and output ``NCHW{y}c``.
     """
 
     name = "relay.nn.contrib_conv2d_NCHWc"
@@ -753,7 +771,9 @@ class Conv2DNCHWcOp(ConvOp):
             )
         kernel = get_str(self.kernel_layout)
         io = _oihw_io_factors(kernel)
-        if io is None or io[0] != ic:
+        depthwise_form = io is not None and io[0] == 1 and io[1] == ic
+        grouped = get_int(self.groups) > 1
+        if io is None or (io[0] != ic and not (grouped and depthwise_form)):
             raise TypeRelationError(
                 f"kernel_layout '{kernel}' does not fit data_layout '{data}' (expected "
                 f"OIHW{ic}i{{o}}o)"
@@ -787,11 +807,6 @@ class Conv2DNCHWcOp(ConvOp):
             ranked(operand_types[1], "weight"),
         )
         data_layout, kernel_layout, out_layout = self.blocked_layouts()
-        if get_int(self.groups) != 1:
-            raise TypeRelationError(
-                f"groups must be 1 (a grouped convolution has no NCHWc form), got "
-                f"{get_int(self.groups)}"
-            )
         plain_types = [
             tensor(_unblock(data.get_shape(), data_layout, "data"), data.element_type),
             tensor(
@@ -801,8 +816,37 @@ class Conv2DNCHWcOp(ConvOp):
         ]
         (out,) = self.plain().type_relation(plain_types)
         out = ranked(out)
+        self._check_group_blocks(plain_types, data_layout, kernel_layout)
         shape = _block(out.get_shape(), out_layout, "output")
         return [tensor(shape, out.get_element_type())]
+
+    def _check_group_blocks(
+        self, plain: Sequence[Attribute], data: Layout, kernel: Layout
+    ) -> None:
+        """A grouped convolution's blocks stay inside its groups (static shapes)."""
+        groups = get_int(self.groups)
+        if groups == 1:
+            return
+        c = ranked(plain[0]).get_shape()[1]
+        o, i = ranked(plain[1]).get_shape()[:2]
+        x, y = kernel.factor_of("i"), kernel.factor_of("o")
+        if x == 1 and data.factor_of("c") != 1:
+            # the depthwise form: one input channel per group, data blocked like
+            # the output
+            if DYN not in (c, o) and not (c == o == groups and i == 1):
+                raise TypeRelationError(
+                    f"kernel_layout '{kernel}' with data_layout '{data}' is the "
+                    f"depthwise form: it needs groups == channels == output channels "
+                    f"and one input channel per group, got groups={groups}, {c} "
+                    f"channels, weight of {o} x {i}"
+                )
+            return
+        # (the input blocks divide a group's channels: the weight holds ``x * (C/G)/x``)
+        if o != DYN and (o // groups) % y:
+            raise TypeRelationError(
+                f"the output block {y} does not divide the {o // groups} output "
+                f"channels of a group (groups={groups})"
+            )
 
     def compute(self, *args: Any) -> Any:
         data_layout, kernel_layout, out_layout = self.blocked_layouts()

@@ -7,8 +7,14 @@
   into a scratch buffer as ``[O/L, I, KH, KW, L]`` (:func:`conv2d_tiled`), so that a
   3-channel first convolution, which AlterOpLayout leaves in ``NCHW``, runs at vector
   speed too.
-* Grouped, depthwise and integer convolutions (and every ``conv2d`` with
-  ``XRELAY_TILE_ROWS=1``) accumulate output planes (:func:`conv2d_planes`): for each
+* Grouped float ``conv2d`` with more than one output channel per group runs the same
+  tiled kernel, the weights repacked per group (blocks never straddle two groups);
+  AlterOpLayout puts grouped convolutions whose groups take a block of at least half
+  the vector lanes, and depthwise ones, on ``contrib_conv2d_NCHWc`` tiles
+  (:func:`conv2d_nchwc`, :func:`depthwise_nchwc`).
+* Depthwise convolutions left in a plain layout (no channel block fits) and integer
+  convolutions (and every ``conv2d`` with ``XRELAY_TILE_ROWS=1``) accumulate output
+  planes (:func:`conv2d_planes`): for each
   batch entry and output channel, the plane is zeroed, then every (input channel,
   kernel row, kernel column) tap adds ``weight * input`` to the part of the plane it
   reaches (rows and columns computed from the tap: no padding is read), the innermost
@@ -391,11 +397,11 @@ def weight_row(
 
 
 def _tiled_plain_conv(op: nn.Conv2DOp, src_dt: DType, dt: DType) -> bool:
-    """Whether :func:`conv2d_tiled` handles ``op``: a float, ungrouped convolution
-    (and tiling not turned off)."""
+    """Whether :func:`conv2d_tiled` handles ``op``: a float convolution, ungrouped or
+    grouped with more than one output channel per group (one per group: the planes
+    kernel, vectorised along the rows), and tiling not turned off."""
     return (
-        op.conv_params()[3] == 1
-        and dt.kind == "f"
+        dt.kind == "f"
         and src_dt.kind == "f"
         and os.environ.get("XRELAY_TILE_ROWS", "").strip() != "1"
     )
@@ -408,27 +414,32 @@ def _plain_lanes(dt: DType) -> int:
 def _conv2d_scratch(
     op: RelayOp, operands: list[TensorInfo], results: list[TensorInfo]
 ) -> list[TensorInfo]:
-    """The repacked weight ``[ceil(O/L), I, KH, KW, L]`` of :func:`conv2d_tiled` and
-    its ``[tile, L]`` staging buffer."""
+    """The repacked weight ``[G * ceil((O/G)/L), I, KH, KW, L]`` of
+    :func:`conv2d_tiled` and its ``[tile, L]`` staging buffer."""
     assert isinstance(op, nn.Conv2DOp)
     dt = results[0][1]
     if not _tiled_plain_conv(op, operands[0][1], dt):
         return []
-    _, (_, i, kh, kw), _, out_c = op.geometry(operands[0][0], operands[1][0])
-    assert isinstance(out_c, int)
+    _, (_, i, kh, kw), depthwise, out_c = op.geometry(operands[0][0], operands[1][0])
+    groups = op.conv_params()[3]
+    if depthwise or out_c // groups < 2:
+        return []
     lanes = _plain_lanes(dt)
     _, _, _, ow = to_nchw(results[0][0], op.layouts()[2])
     assert isinstance(ow, int)
     tile = row_tile(ow, 1, lanes, dt.itemsize)
-    return [((-(-out_c // lanes), i, kh, kw, lanes), dt), ((tile, lanes), dt)]
+    blocks = groups * -(-(out_c // groups) // lanes)
+    return [((blocks, i, kh, kw, lanes), dt), ((tile, lanes), dt)]
 
 
 def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
-    """An ungrouped float ``conv2d`` in any layout, register-tiled like the blocked
-    kernel (:class:`RowTiles`, one output block per tile): the weights are first
-    repacked into the kernel's scratch buffer as ``[O/L, I, KH, KW, L]`` (``L`` = the
-    host's vector lanes; a copy of the weights per call, small next to the
-    convolution), each input channel is its own block. This is how a first
+    """A float ``conv2d`` in any layout, register-tiled like the blocked kernel
+    (:class:`RowTiles`, one output block per tile): the weights are first repacked
+    into the kernel's scratch buffer as ``[G * ceil((O/G)/L), I, KH, KW, L]`` (``L`` =
+    the host's vector lanes, the blocks of each group's output channels, the last
+    one of a group partial; a copy of the weights per call, small next to the
+    convolution), each input channel is its own block. A grouped convolution's
+    blocks read their group's input channels. This is how a first
     convolution on 3-channel images (which AlterOpLayout leaves in ``NCHW``) runs at
     vector speed."""
     op = cx.op
@@ -437,17 +448,26 @@ def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     data, weight = cx.operand(0), cx.operand(1)
     packed, stage = cx.scratch
     data_layout, kernel_layout, out_layout = op.layouts()
-    (sh, sw), (pt, pl, _, _), (dh, dw), _ = op.conv_params()
-    (n_, c_, h, w), (_, _, kh, kw), _, out_c = op.geometry(data.shape, weight.shape)
+    (sh, sw), (pt, pl, _, _), (dh, dw), groups = op.conv_params()
+    (n_, _, h, w), (_, c_, kh, kw), _, out_c = op.geometry(data.shape, weight.shape)
     _, _, oh, ow = to_nchw(out.shape, out_layout)
     assert isinstance(ow, int)
     assert isinstance(out_c, int)
+    assert isinstance(c_, int)
     dt = out.dtype
     lanes = packed.shape[-1]
-    with kb.loop(0, out_c) as oc, kb.nest([c_, kh, kw]) as (ic, ky, kx):
+    out_g = out_c // groups  # output channels per group; c_: input channels per group
+    per_g = -(-out_g // lanes)  # blocks per group (the last one may be partial)
+    with (
+        kb.loop(0, groups) as g,
+        kb.loop(0, out_g) as j,
+        kb.nest([c_, kh, kw]) as (ic, ky, kx),
+    ):
+        oc = kb.iadd(kb.imul(g, out_g), j)
         logical = {"O": oc, "I": ic, "H": ky, "W": kx}
         wv = kb.cast(weight.at([logical[a] for a in kernel_layout]), weight.dtype, dt)
-        kb.store(wv, packed, [kb.idiv(oc, lanes), ic, ky, kx, kb.imod(oc, lanes)])
+        ob = kb.iadd(kb.imul(g, per_g), kb.idiv(j, lanes))
+        kb.store(wv, packed, [ob, ic, ky, kx, kb.imod(j, lanes)])
     rows = RowTiles(
         kb,
         (sh, sw),
@@ -462,29 +482,36 @@ def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         data.dtype,
         stage.shape[0],
     )
-    full = out_c // lanes
+    full = out_g // lanes
 
-    def block(n: Index, ob: Index, nl: int) -> None:
+    def block(n: Index, g: Index, ob: Index, nl: int) -> None:
+        c0 = 0 if groups == 1 else kb.imul(g, c_)  # the group's first input channel
+        o0 = (
+            kb.imul(ob, lanes)
+            if groups == 1
+            else kb.iadd(kb.imul(g, out_g), kb.imul(ob, lanes))
+        )
+        pb = ob if groups == 1 else kb.iadd(kb.imul(g, per_g), ob)
         with kb.loop(0, oh) as y:
             rows.emit(
                 y,
                 nl,
-                lambda cb, iy, ix, _: data.at(from_nchw([n, cb, iy, ix], data_layout)),
-                weight_row(kb, BufferSource(kb, packed), lambda _: [ob], has_ci=False),
-                lambda _, x, oi: from_nchw(
-                    [n, kb.iadd(kb.imul(ob, lanes), oi), y, x], out_layout
+                lambda cb, iy, ix, _: data.at(
+                    from_nchw([n, kb.iadd(c0, cb), iy, ix], data_layout)
                 ),
+                weight_row(kb, BufferSource(kb, packed), lambda _: [pb], has_ci=False),
+                lambda _, x, oi: from_nchw([n, kb.iadd(o0, oi), y, x], out_layout),
                 out,
                 epilogue,
                 stage,
             )
 
-    with kb.loop(0, n_) as n:
+    with kb.loop(0, n_) as n, kb.loop(0, groups) as g:
         if full:
             with kb.loop(0, full) as ob:
-                block(n, ob, lanes)
-        if out_c % lanes:
-            block(n, full, out_c % lanes)
+                block(n, g, ob, lanes)
+        if out_g % lanes:
+            block(n, g, full, out_g % lanes)
 
 
 def _conv2d_any(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
@@ -508,18 +535,27 @@ scratch(nn.Conv2DOp)(_conv2d_scratch)
 def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
     """``contrib_conv2d_NCHWc``: data ``[N, C/x, H, W, x]``, kernel ``[O/y, C/x, KH,
     KW, x, y]``, output ``[N, O/y, OH, OW, y]``, register-tiled by :class:`RowTiles`
-    (the ``y`` channels of an output block are the vector lanes)."""
+    (the ``y`` channels of an output block are the vector lanes). Grouped: each
+    output block reads the input blocks of its group (the kernel ``[O/y, (C/G)/x,
+    ...]``); depthwise (kernel ``[C/y, 1, KH, KW, 1, y]``): :func:`depthwise_nchwc`."""
     op = cx.op
     assert isinstance(op, nn.Conv2DNCHWcOp)
     kb = cx.kb
     data, weight = cx.operand(0), cx.operand(1)
-    (sh, sw), (pt, pl, _, _), (dh, dw), _ = op.conv_params()
-    n_, cb_n, h, w, x_blk = data.shape
-    ob_n, _, kh, kw, _, y_blk = weight.shape
+    (sh, sw), (pt, pl, _, _), (dh, dw), groups = op.conv_params()
+    n_, _, h, w, x_blk = data.shape
+    ob_n, cb_n, kh, kw, w_x, y_blk = weight.shape
+    if groups > 1 and w_x == 1 and x_blk == y_blk and cb_n == 1 and x_blk > 1:
+        depthwise_nchwc(cx, out, epilogue)
+        return
     _, _, oh, ow, _ = out.shape
     dt = out.dtype
-    # two output blocks per tile when they pair up: twice the independent sums
-    nb = 2 if ob_n % 2 == 0 else 1
+    # a group's output blocks read the group's input blocks (cb_n of them, from
+    # the group's first one): no block straddles two groups
+    ob_per_group = ob_n // groups
+    # two output blocks per tile when they pair up (in one group): twice the
+    # independent sums
+    nb = 2 if ob_per_group % 2 == 0 else 1
     tile = row_tile(ow, nb, y_blk, dt.itemsize)
     rows = RowTiles(
         kb,
@@ -548,6 +584,11 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     group = conv_row_group(oh, n_ * (ob_n // nb))
     with kb.parallel([n_, ob_n // nb, -(-oh // group)]) as (n, obp, g):
         ob = kb.imul(obp, nb)
+        cb_base = 0 if groups == 1 else kb.imul(kb.idiv(ob, ob_per_group), cb_n)
+
+        def data_at(cb: Index, iy: Index, ix: Index, ci: Index) -> SSAValue:
+            return data.at([n, kb.iadd(cb, cb_base), iy, ix, ci])
+
         y_lo = kb.imul(g, group)
         y_hi = kb.imin(kb.iadd(y_lo, group), oh)
 
@@ -566,7 +607,7 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
                 rows.emit(
                     y,
                     y_blk,
-                    lambda cb, iy, ix, ci: data.at([n, cb, iy, ix, ci]),
+                    data_at,
                     weight_row(kb, weight, lambda b: [kb.iadd(ob, b)]),
                     lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
                     out,
@@ -579,7 +620,7 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
             rows.emit(
                 y,
                 y_blk,
-                lambda cb, iy, ix, ci: data.at([n, cb, iy, ix, ci]),
+                data_at,
                 weight_row(kb, weight, lambda b: [kb.iadd(ob, b)]),
                 lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
                 out,
@@ -597,3 +638,93 @@ def _conv2d_nchwc(cx: OpContext, outs: list[Buffer]) -> None:
 
 
 with_epilogue(nn.Conv2DNCHWcOp)(conv2d_nchwc)
+
+
+def depthwise_nchwc(
+    cx: OpContext, out: Buffer, epilogue: Epilogue | None = None
+) -> None:
+    """A depthwise ``contrib_conv2d_NCHWc`` (data and output ``[N, C/c, H, W, c]``,
+    kernel ``[C/c, 1, KH, KW, 1, c]``): every output channel reads its own input
+    channel, so the ``c`` channels of a block are the vector lanes of the inputs,
+    the weights and the sums alike.
+
+    The threads share out (batch entry, channel block, group of output rows). An
+    output row is cut into tiles of pixels (:func:`~xrelay.lowering.tiling.row_tile`,
+    the last tile moved back to end with the row) whose ``tile * c`` sums stay in
+    registers through a loop over the kernel rows that reach the data; the kernel
+    columns are unrolled, so that with stride 1 neighbouring pixels share their
+    input loads. A pixel whose window can reach the padding (in some tile) reads a
+    clamped column and a ``select`` makes the value zero outside the data."""
+    op = cx.op
+    assert isinstance(op, nn.Conv2DNCHWcOp)
+    kb = cx.kb
+    data, weight = cx.operand(0), cx.operand(1)
+    (sh, sw), (pt, pl, _, _), (dh, dw), _ = op.conv_params()
+    n_, cb_n, h, w, lanes = data.shape
+    _, _, kh, kw, _, _ = weight.shape
+    _, _, oh, ow, _ = out.shape
+    dt, src_dt = out.dtype, data.dtype
+    tile = row_tile(ow, 1, lanes, dt.itemsize)
+    tiles = -(-ow // tile)
+    last = ow - tile
+    # per (pixel of the tile, kernel column): whether some tile reads left of the
+    # data, right of it
+    low = [[t * sw + kx * dw - pl < 0 for kx in range(kw)] for t in range(tile)]
+    high = [
+        [(last + t) * sw + kx * dw - pl >= w for kx in range(kw)] for t in range(tile)
+    ]
+    zero = kb.zero(dt)
+    flat_w = kb.flat(weight.buffer) if weight.buffer is not None else None
+    group = conv_row_group(oh, n_ * cb_n)
+    with kb.parallel([n_, cb_n, -(-oh // group)]) as (n, cb, g):
+        y_lo = kb.imul(g, group)
+        y_hi = kb.imin(kb.iadd(y_lo, group), oh)
+        flat_out = kb.flat(out)
+        with kb.loop(y_lo, y_hi) as y, kb.loop(0, tiles * tile, tile) as xt:
+            x = xt if ow % tile == 0 else kb.imin(xt, last)
+            y0 = kb.isub(kb.imul(y, sh), pt)
+            ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
+            x0 = kb.isub(kb.imul(x, sw), pl)
+
+            def row(ky: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                iy = kb.iadd(y0, kb.imul(ky, dh))
+                acc = list(acc)
+                for kx in range(kw):
+                    if flat_w is not None:
+                        base = kb.flat_index([cb, 0, ky, kx, 0, 0], weight.shape)
+                        ws = [kb.load(flat_w, [kb.iadd(base, c)]) for c in range(lanes)]
+                    else:
+                        ws = [weight.at([cb, 0, ky, kx, 0, c]) for c in range(lanes)]
+                    ws = [kb.cast(v, src_dt, dt) for v in ws]
+                    for t in range(tile):
+                        ix = kb.iadd(x0, t * sw + kx * dw)
+                        checks: list[SSAValue] = []
+                        if low[t][kx]:
+                            checks.append(kb.icmp("sge", ix, 0))
+                            ix = kb.imax(ix, 0)
+                        if high[t][kx]:
+                            checks.append(kb.icmp("slt", ix, w))
+                            ix = kb.imin(ix, w - 1)
+                        ok = None
+                        if checks:
+                            ok = (
+                                checks[0]
+                                if len(checks) == 1
+                                else kb.logical_and(checks[0], checks[1])
+                            )
+                        for c in range(lanes):
+                            v = kb.cast(data.at([n, cb, iy, ix, c]), src_dt, dt)
+                            if ok is not None:
+                                v = kb.select(ok, v, zero)
+                            acc[t * lanes + c] = kb.mac(v, ws[c], acc[t * lanes + c])
+                return acc
+
+            acc = kb.fold_loop(ky_lo, ky_hi, [zero] * (tile * lanes), row)
+            for t in range(tile):
+                base = kb.flat_index([n, cb, y, kb.iadd(x, t), 0], out.shape)
+                for c in range(lanes):
+                    kb.store(acc[t * lanes + c], flat_out, [kb.iadd(base, c)])
+            if epilogue is not None:
+                with kb.loop(0, tile) as t, kb.loop(0, lanes) as c:
+                    idx = [n, cb, y, kb.iadd(x, t), c]
+                    kb.store(epilogue(kb.load(out, idx), idx), out, idx)

@@ -60,6 +60,27 @@ def _plain_cases(rng: Gen, case: Any) -> list[Any]:
         out.append(
             case(nn.Conv2DOp, [gen(rng, n, c, h, w), gen(rng, o, c, kh, kw)], attrs)
         )
+    # grouped, no block fitting a group's channels (the weights repacked per
+    # group): 17 and 3 output channels per group, 1001 = 7 x 143, a 1x1 row
+    for (n, c, h, w), (o, kh, kw), attrs in [
+        ((1, 34, 5, 9), (34, 3, 3), {"groups": 2, "padding": [1, 1]}),
+        ((2, 9, 7, 6), (9, 3, 3), {"groups": 3, "strides": [2, 2], "padding": [1, 1]}),
+        ((1, 1001, 1, 1), (1001, 1, 1), {"groups": 7}),
+        (
+            (1, 12, 9, 11),
+            (24, 5, 5),
+            {"groups": 4, "strides": [2, 2], "padding": [2, 2]},
+        ),
+    ]:
+        groups = attrs["groups"]
+        gen = _ints if c // groups > 32 else _x
+        out.append(
+            case(
+                nn.Conv2DOp,
+                [gen(rng, n, c, h, w), gen(rng, o, c // groups, kh, kw)],
+                attrs,
+            )
+        )
     # other layouts: NHWC data and output, HWIO kernel
     x = _x(rng, 1, 5, 13, 3)
     out.append(
@@ -182,6 +203,94 @@ def _nchwc_cases(rng: Gen, case: Any) -> list[Any]:
 
 def test_nchwc_conv_odd_shapes(rng: Gen, check: Check, case: Any):
     check(_nchwc_cases(rng, case))
+
+
+def _grouped_nchwc(
+    case: Any, x: Any, w: Any, groups: int, ic: int, oc: int, attrs: dict[str, Any]
+) -> Any:
+    """A grouped or depthwise convolution in the blocked layout AlterOpLayout gives
+    it (depthwise: ``ic == 1``, data and output in blocks of ``oc``)."""
+    data = f"NCHW{ic if ic > 1 else oc}c"
+    return case(
+        nn.Conv2DNCHWcOp,
+        [
+            transform_array(x, "NCHW", data),
+            transform_array(w, "OIHW", f"OIHW{ic}i{oc}o"),
+        ],
+        {
+            "data_layout": data,
+            "kernel_layout": f"OIHW{ic}i{oc}o",
+            "out_layout": f"NCHW{oc}c",
+            "groups": groups,
+            **attrs,
+        },
+    )
+
+
+DEPTHWISE_SHAPES: list[tuple[int, int, int, int, int, dict[str, Any]]] = [
+    # (N, C, H, W, K, attrs): every kernel size, stride 1 and 2 with odd sizes,
+    # 1-sized spatial dims, rows the tile does not divide, asymmetric padding
+    (1, 16, 9, 23, 3, {"padding": [1, 1]}),
+    (2, 32, 7, 13, 3, {"strides": [2, 2], "padding": [1, 1]}),
+    (1, 16, 1, 1, 3, {"padding": [1, 1]}),
+    (1, 8, 1, 17, 5, {"padding": [2, 2]}),
+    (1, 24, 11, 1, 5, {"strides": [2, 2], "padding": [2, 2]}),
+    (1, 16, 15, 29, 7, {"padding": [3, 3]}),
+    (1, 48, 9, 9, 7, {"strides": [2, 2], "padding": [3, 3]}),
+    (1, 4, 6, 5, 3, {"strides": [1, 2], "dilation": [2, 1], "padding": [0, 2, 1, 1]}),
+    (1, 2, 5, 5, 3, {}),
+]
+
+
+def _depthwise_cases(rng: Gen, case: Any) -> list[Any]:
+    out: list[Any] = []
+    for n, c, h, w, k, attrs in DEPTHWISE_SHAPES:
+        lanes = next(b for b in (16, 8, 4, 2) if c % b == 0)
+        out.append(
+            _grouped_nchwc(
+                case, _x(rng, n, c, h, w), _x(rng, c, 1, k, k), c, 1, lanes, attrs
+            )
+        )
+    return out
+
+
+def _grouped_cases(rng: Gen, case: Any) -> list[Any]:
+    return [
+        # 1x1, groups 2, 4, 8 (blocks of a group's channels; pairs of blocks)
+        _grouped_nchwc(
+            case, _x(rng, 1, 32, 5, 7), _x(rng, 64, 16, 1, 1), 2, 16, 16, {}
+        ),
+        _grouped_nchwc(case, _x(rng, 1, 32, 3, 9), _x(rng, 32, 8, 1, 1), 4, 8, 8, {}),
+        _grouped_nchwc(case, _x(rng, 2, 16, 4, 3), _x(rng, 24, 2, 1, 1), 8, 2, 3, {}),
+        # 3x3, stride 2, odd sizes, padding; 3 output blocks per group
+        _grouped_nchwc(
+            case,
+            _ints(rng, 1, 64, 9, 11),
+            _ints(rng, 96, 16, 3, 3),
+            4,
+            16,
+            8,
+            {"strides": [2, 2], "padding": [1, 1]},
+        ),
+        # 1-sized spatial dims, a 5x5 kernel
+        _grouped_nchwc(
+            case,
+            _x(rng, 1, 16, 1, 1),
+            _x(rng, 16, 8, 5, 5),
+            2,
+            8,
+            8,
+            {"padding": [2, 2]},
+        ),
+    ]
+
+
+def test_depthwise_nchwc_odd_shapes(rng: Gen, check: Check, case: Any):
+    check(_depthwise_cases(rng, case))
+
+
+def test_grouped_nchwc_odd_shapes(rng: Gen, check: Check, case: Any):
+    check(_grouped_cases(rng, case))
 
 
 def _dense_pack_cases(rng: Gen, case: Any) -> list[Any]:

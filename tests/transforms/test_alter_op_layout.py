@@ -306,14 +306,15 @@ def test_rgb_input_is_one_block():
     [
         ((1, 3, 6, 6), (5, 3, 3, 3), {}),  # no block > 1
         ((1, 17, 6, 6), (16, 17, 3, 3), {}),  # input channels have no block
-        ((1, 8, 6, 6), (8, 4, 3, 3), {"groups": 2}),
-        ((1, 8, 6, 6), (8, 1, 3, 3), {"groups": 8}),  # depthwise
+        ((1, 9, 6, 6), (18, 3, 3, 3), {"groups": 3}),  # 3 channels per group
+        ((1, 8, 6, 6), (16, 1, 3, 3), {"groups": 8}),  # one channel per group
+        ((1, 17, 6, 6), (17, 1, 3, 3), {"groups": 17}),  # depthwise, no block
         ((1, 6, 6, 8), (3, 3, 8, 8), {"data_layout": "NHWC", "kernel_layout": "HWIO"}),
     ],
 )
 def test_conv_not_altered(data: tuple[int, ...], wshape: tuple[int, ...], kw: Any):
-    """Relay's test_alter_return_none / test_alter_layout_depthwise_conv2d (xrelay has
-    no blocked depthwise op): the convolution stays as it is."""
+    """Relay's test_alter_return_none: no block fits (grouped: a group's channels),
+    the convolution stays as it is."""
     mod, after = alter(conv(var("x", data), weight(wshape), **kw))
     assert str(module_of(after)) == str(module_of(mod))
 
@@ -377,3 +378,62 @@ def test_in_a_sequential_then_fold_constant():
     with PassContext(opt_level=2):
         skipped = Sequential([AlterOpLayout()])(mod)
     assert "relay.nn.conv2d" in names(skipped)
+
+
+@pytest.mark.parametrize(
+    ("data", "wshape", "groups", "layouts"),
+    [
+        # depthwise: data and output in blocks of the channels, kernel OIHW1i{c}o
+        ((1, 24, 6, 6), (24, 1, 3, 3), 24, ("NCHW8c", "OIHW1i8o", "NCHW8c")),
+        # grouped: the blocks divide a group's channels (16 in, 8 out per group)
+        ((1, 64, 6, 6), (32, 16, 3, 3), 4, ("NCHW16c", "OIHW16i8o", "NCHW8c")),
+        ((1, 32, 6, 6), (32, 16, 1, 1), 2, ("NCHW16c", "OIHW16i16o", "NCHW16c")),
+    ],
+)
+def test_grouped_and_depthwise_conv_blocked(
+    data: tuple[int, ...],
+    wshape: tuple[int, ...],
+    groups: int,
+    layouts: tuple[str, str, str],
+):
+    """Relay's x86 group_conv2d_NCHWc / depthwise_conv2d_NCHWc: the convolution
+    keeps its groups on blocked tiles."""
+    _, after = alter(
+        conv(var("x", data), weight(wshape), groups=groups, padding=(1, 1))
+    )
+    (c,) = ops_named(after, "relay.nn.contrib_conv2d_NCHWc")
+    got = tuple(prop_str(c, k) for k in ("data_layout", "kernel_layout", "out_layout"))
+    assert got == layouts
+    assert get_int(c.properties["groups"]) == groups
+
+
+def test_mobilenet_block_has_no_transform_between_convs():
+    """1x1 -> depthwise 3x3 -> 1x1 (with clips): one transform into the blocked
+    layout, one out of it, none between the convolutions."""
+    x = var("x", (1, 16, 8, 8))
+    y = relay.clip(conv(x, weight((64, 16, 1, 1), 1)), 0.0, 6.0)
+    y = relay.clip(
+        conv(y, weight((64, 1, 3, 3), 2), groups=64, padding=(1, 1), strides=(2, 2)),
+        0.0,
+        6.0,
+    )
+    y = conv(y, weight((24, 64, 1, 1), 3))
+    _, after = alter(y)
+    convs = ops_named(after, "relay.nn.contrib_conv2d_NCHWc")
+    assert len(convs) == 3
+    data_transforms = [t for t in transforms(after) if not t[0].startswith("OIHW")]
+    assert data_transforms == [("NCHW", "NCHW16c"), ("NCHW8c", "NCHW")]
+
+
+@pytest.mark.parametrize("smallest", [4, 8])
+def test_grouped_blocks_below_the_host_minimum_stay_plain(
+    monkeypatch: pytest.MonkeyPatch, smallest: int
+):
+    """A group of 4 channels is blocked only when the host's smallest useful block
+    (half its vector lanes) is at most 4."""
+    monkeypatch.setattr(cpu_layout, "min_group_block", lambda: smallest)
+    mod, after = alter(conv(var("x", (1, 16, 6, 6)), weight((16, 4, 3, 3)), groups=4))
+    blocked = ops_named(after, "relay.nn.contrib_conv2d_NCHWc")
+    assert len(blocked) == (1 if smallest <= 4 else 0)
+    if not blocked:
+        assert str(module_of(after)) == str(module_of(mod))

@@ -54,6 +54,9 @@ def test_registered_apart_from_nn_ops():
         ((1, 2, 8, 8, 8), (2, 2, 3, 3, 8, 16), {"kernel_layout": "OIHW8i16o", "out_layout": "NCHW16c", "padding": (1, 1, 1, 1)}, (1, 2, 8, 8, 16)),
         ((2, 1, 7, 7, 4), (3, 1, 3, 3, 4, 4), {"data_layout": "NCHW4c", "kernel_layout": "OIHW4i4o", "strides": (2, 2)}, (2, 3, 3, 3, 4)),
         ((1, 2, 5, 5, 8), (1, 2, 1, 1, 8, 8), {}, (1, 1, 5, 5, 8)),
+        # grouped: [O/y, (C/G)/x, KH, KW, x, y]; depthwise: [C/y, 1, KH, KW, 1, y]
+        ((1, 4, 5, 5, 8), (6, 2, 3, 3, 8, 4), {"groups": 2, "kernel_layout": "OIHW8i4o", "out_layout": "NCHW4c"}, (1, 6, 3, 3, 4)),
+        ((1, 3, 5, 5, 8), (3, 1, 3, 3, 1, 8), {"groups": 24, "kernel_layout": "OIHW1i8o", "padding": (1, 1, 1, 1)}, (1, 3, 5, 5, 8)),
     ],
 )  # fmt: skip
 def test_conv2d_nchwc_types(data: Any, weight: Any, attrs: Any, expected: Any):
@@ -106,7 +109,11 @@ def test_conv2d_nchwc_evaluates_with_out_dtype():
         ((1, 2, 8, 8, 8), (2, 2, 3, 3, 8, 8), {"out_layout": "NHWC"}, "out_layout 'NHWC' does not fit"),
         ((1, 2, 8, 8), (2, 2, 3, 3, 8, 8), {}, "needs a rank-5 tensor"),
         ((1, 2, 8, 8, 4), (2, 2, 3, 3, 8, 8), {}, "differs from its block 8"),
-        ((1, 2, 8, 8, 8), (2, 2, 3, 3, 8, 8), {"groups": 2}, "groups must be 1"),
+        ((1, 2, 8, 8, 8), (2, 2, 3, 3, 8, 8), {"groups": 2}, "needs 16 == 16"),
+        # an output block straddling two groups (12 channels per group, blocks of 8)
+        ((1, 2, 8, 8, 8), (3, 1, 3, 3, 8, 8), {"groups": 2}, "block 8 does not divide the 12 output"),
+        # the depthwise kernel form on a convolution that is not depthwise
+        ((1, 2, 8, 8, 8), (4, 1, 3, 3, 1, 8), {"groups": 16, "kernel_layout": "OIHW1i8o"}, "is the depthwise form"),
         ((1, 2, 8, 8, 8), (2, 2, 3, 3, 8, 8), {"channels": 8}, "channels=8 but the weight gives 16"),
     ],
 )  # fmt: skip
