@@ -90,8 +90,8 @@ def _libm(module: ModuleOp, f32_name: str, f64_name: str) -> Converter:
     return conv
 
 
-def convert_math_to_llvm(module: ModuleOp) -> None:
-    """Convert every ``math`` op of ``module``."""
+def math_converters(module: ModuleOp) -> dict[type[Operation], Converter]:
+    """The converters of the ``math`` ops (libm calls are declared in ``module``)."""
     table: dict[type[Operation], Converter] = {
         cls: _intrinsic(name) for cls, name in _INTRINSICS.items()
     }
@@ -99,4 +99,9 @@ def convert_math_to_llvm(module: ModuleOp) -> None:
     table[xmath.ErfOp] = _libm(module, "erff", "erf")
     table[xmath.ExpM1Op] = _libm(module, "expm1f", "expm1")
     table[xmath.Log1pOp] = _libm(module, "log1pf", "log1p")
-    apply_converters(module, table)
+    return table
+
+
+def convert_math_to_llvm(module: ModuleOp) -> None:
+    """Convert every ``math`` op of ``module``."""
+    apply_converters(module, math_converters(module))
