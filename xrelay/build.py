@@ -73,7 +73,7 @@ def build(
     requested_threads(num_threads)  # a bad count fails before compiling
     if not target.split() or target.split()[0] not in ("llvm", "c"):
         raise ValueError(f"unsupported target {target!r} (xrelay compiles for 'llvm')")
-    from xrelay.lowering.collector import frozen_between_stages, stage_boundary
+    from xrelay.lowering.collector import collect_between_stages, stage_boundary
     from xrelay.lowering.pipeline import lower_model
     from xrelay.lowering.stages import stage
     from xrelay.pass_manager import PassContext
@@ -90,7 +90,7 @@ def build(
                 return Library(
                     hit.spec, hit.llvm_ir, hit.memref_ir, num_threads, hit.object_code
                 )
-    with frozen_between_stages():
+    with collect_between_stages():
         with stage("relay passes"):
             module = optimize_module(mod, params)
         # the optimised module is build's own copy: lowered in place, and let go of

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Generator
 
 import numpy as np
-import pytest
 
 import xrelay
 from xrelay import relay
-from xrelay.lowering.collector import frozen_between_stages, stage_boundary
+from xrelay.lowering.collector import collect_between_stages, stage_boundary
 from xrelay.lowering.stages import StageTimes
 
 
@@ -26,60 +24,51 @@ def _cycle() -> weakref.ref[_Node]:
     return weakref.ref(a)
 
 
-@pytest.fixture(autouse=True)
-def _clean_gc() -> Generator[None]:
-    assert gc.get_freeze_count() == 0
-    yield
-    gc.unfreeze()
-
-
-def test_boundary_collects_frozen_garbage_and_exit_unfreezes():
-    with frozen_between_stages():
-        held = _Node()
-        held.other = _Node()
-        held.other.other = held
-        ref = weakref.ref(held)
+def test_off_inside_collected_at_boundaries_on_after():
+    assert gc.isenabled()
+    with collect_between_stages():
+        assert not gc.isenabled()
         dead = _cycle()
-        stage_boundary()  # collects `dead`, freezes `held`
+        assert dead() is not None  # no collection within a stage
+        stage_boundary()
         assert dead() is None
-        assert gc.get_freeze_count() > 0
-        del held  # a frozen cycle becomes garbage in the next stage
-        stage_boundary()
-        assert ref() is None
-    assert gc.get_freeze_count() == 0
+    assert gc.isenabled()
 
 
-def test_outside_or_nested_or_app_frozen_does_nothing():
-    stage_boundary()
-    assert gc.get_freeze_count() == 0
-    gc.freeze()  # the application froze objects itself: left alone
-    count = gc.get_freeze_count()
-    with frozen_between_stages():
-        stage_boundary()
-        assert gc.get_freeze_count() == count
-    assert gc.get_freeze_count() == count
-    gc.unfreeze()
-    with frozen_between_stages(), frozen_between_stages():
-        pass
-    assert gc.get_freeze_count() == 0
-
-
-def test_disabled_collector_is_left_off():
-    gc.disable()
+def test_on_again_after_an_exception():
     try:
-        with frozen_between_stages():
+        with collect_between_stages():
+            raise ValueError("boom")
+    except ValueError:
+        pass
+    assert gc.isenabled()
+
+
+def test_outside_nested_or_collector_off_does_nothing():
+    gc.disable()
+    dead = _cycle()
+    try:
+        stage_boundary()  # not inside collect_between_stages: no collection
+        assert dead() is not None
+        with collect_between_stages():
             stage_boundary()
-            assert gc.get_freeze_count() == 0
+            assert dead() is not None  # the application turned it off: left alone
+        assert not gc.isenabled()
     finally:
         gc.enable()
+    with collect_between_stages():
+        with collect_between_stages():
+            pass
+        assert not gc.isenabled()  # the inner exit does not turn it on
+    assert gc.isenabled()
 
 
-def test_build_unfreezes_and_times_the_collections():
+def test_build_turns_it_on_again_and_times_the_collections():
     x = relay.var("x", shape=(2, 3), dtype="float32")
     mod = relay.IRModule.from_expr(relay.nn.relu(x))
     with StageTimes() as times:
         lib = xrelay.build(mod, cache=False)
-    assert gc.get_freeze_count() == 0
+    assert gc.isenabled()
     assert "collector" in times.seconds
     a = np.array([[-1, 2, -3], [4, -5, 6]], "float32")
     np.testing.assert_array_equal(lib(a), np.maximum(a, 0))
