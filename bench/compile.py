@@ -12,7 +12,8 @@ clock starts): *cold*, into an empty cache directory (``XRELAY_CACHE_DIR``), the
   importer), ``relay passes`` (the opt-level pipeline), ``relay->kernels`` (grouping,
   host function), ``kernel IR`` (the kernels' loop nests), ``memory planning``,
   ``llvm dialect``, ``LLVM IR text``, ``llvmlite parse`` (and verify), ``llvmlite
-  optimise`` (O3), ``llvmlite codegen`` (object code and JIT loading), and the compile
+  optimise`` (O3), ``llvmlite codegen`` (object code and JIT loading), ``collector``
+  (collections between stages), and the compile
   cache's ``cache lookup`` / ``load`` / ``store``;
 * ``ready s``: ONNX file -> runnable model (import + build), wall clock;
 * ``max err``: one run against the model's reference output.
@@ -47,6 +48,7 @@ SHORT = {
     "llvmlite parse": "parse",
     "llvmlite optimise": "opt",
     "llvmlite codegen": "codegen",
+    "collector": "gc",
     "cache lookup": "c.look",
     "cache load": "c.load",
     "cache store": "c.store",

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
 )
 
 from xrelay.dialects.relay.structural import numpy_from_dense
+from xrelay.lowering.collector import stage_boundary
 from xrelay.lowering.emit import to_llvm_ir
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.graph import (
@@ -91,14 +92,17 @@ def lower_model(
     """Lower a copy of ``module`` (left as it was) to LLVM IR; ``in_place``: lower
     ``module`` itself (no copy: for a module nobody else holds)."""
     work = module if in_place else module.clone()
+    stage_boundary()
     with stage("relay->kernels"):
         relay_to_kernels(work, entry)
     with stage("memory planning"):
         plan_memory(work)
         spec = model_spec(work)
     memref_ir = str(work) if keep_mlir else None
+    stage_boundary()
     with stage("llvm dialect"):
         lower_to_llvm(work)
+    stage_boundary()
     with stage("LLVM IR text"):
         llvm_ir = to_llvm_ir(work)
     return LoweredModel(spec, llvm_ir, memref_ir)

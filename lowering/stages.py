@@ -25,11 +25,13 @@ STAGES = (
     "llvmlite parse",
     "llvmlite optimise",
     "llvmlite codegen",
+    "collector",
     "cache lookup",
     "cache load",
     "cache store",
 )
-"""The stage names, in pipeline order (``cache *``: :mod:`xrelay.runtime.cache`)."""
+"""The stage names, in pipeline order (``cache *``: :mod:`xrelay.runtime.cache`;
+``collector``: the garbage collections between stages, :mod:`.collector`)."""
 
 _current: ContextVar[StageTimes | None] = ContextVar("xrelay_stage_times", default=None)
 

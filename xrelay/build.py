@@ -82,6 +82,7 @@ def build(
     requested_threads(num_threads)  # a bad count fails before compiling
     if not target.split() or target.split()[0] not in ("llvm", "c"):
         raise ValueError(f"unsupported target {target!r} (xrelay compiles for 'llvm')")
+    from xrelay.lowering.collector import collect_between_stages, stage_boundary
     from xrelay.lowering.pipeline import lower_model
     from xrelay.lowering.stages import stage
     from xrelay.pass_manager import PassContext
@@ -105,15 +106,17 @@ def build(
     repro = CrashReproducer.from_environment(["relay-optimize"])
     if repro is not None:
         repro.check_destination()
-    with (
-        stage("relay passes"),
-        capture_crashes(repro),
-        nullcontext() if entered else ctx,
-    ):
-        module = optimize_module(mod, params)
-    # the optimised module is build's own copy: lowered in place, and let go of
-    lowered = lower_model(module, entry, keep_mlir=keep_mlir, in_place=True)
-    del module
+    with collect_between_stages():
+        with (
+            stage("relay passes"),
+            capture_crashes(repro),
+            nullcontext() if entered else ctx,
+        ):
+            module = optimize_module(mod, params)
+        # the optimised module is build's own copy: lowered in place, and let go of
+        lowered = lower_model(module, entry, keep_mlir=keep_mlir, in_place=True)
+        del module
+        stage_boundary()
     lib = Library(lowered.spec, lowered.llvm_ir, lowered.memref_ir, num_threads)
     if key is not None:
         with stage("cache store"):

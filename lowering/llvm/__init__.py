@@ -3,12 +3,13 @@
 The steps, in order (:func:`lower_to_llvm`):
 
 1. :mod:`.host_abi`: weights and the arena become pointer arguments of the host;
-2. xDSL's ``convert-scf-to-cf``;
+2. :mod:`.scf_to_cf` (xDSL's ``convert-scf-to-cf`` rewrites, applied once per op);
 3. :mod:`.memref_to_llvm`: buffers become pointers, loads and stores typed
    ``getelementptr`` addresses (in place of xDSL's ``convert-memref-to-ptr``,
    ``convert-ptr-type-offsets`` and ``convert-ptr-to-llvm``: see the module);
-5. xrelay's :mod:`.arith_to_llvm`, :mod:`.math_to_llvm`, :mod:`.cf_to_llvm`,
-   :mod:`.func_to_llvm` (xDSL 0.74 has none of them);
+5. xrelay's :mod:`.arith_to_llvm`, :mod:`.math_to_llvm`, :mod:`.cf_to_llvm` (one
+   walk of the module after arith's constants), :mod:`.func_to_llvm` (xDSL 0.74 has
+   none of them);
 6. xDSL's ``reconcile-unrealized-casts`` (for casts left by other steps);
 7. :func:`.host_abi.add_entry_point`: ``xrelay_run(args, tid, nthreads, team)``,
    one thread's call of the host (the translation to LLVM IR adds the thread team
@@ -19,16 +20,16 @@ from __future__ import annotations
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
 
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.llvm.arith_to_llvm import convert_arith_to_llvm
-from xrelay.lowering.llvm.cf_to_llvm import convert_cf_to_llvm
+from xrelay.lowering.llvm.cf_to_llvm import CF_CONVERTERS
 from xrelay.lowering.llvm.func_to_llvm import convert_func_to_llvm
 from xrelay.lowering.llvm.host_abi import ENTRY, add_entry_point, lower_host_abi
-from xrelay.lowering.llvm.math_to_llvm import convert_math_to_llvm
+from xrelay.lowering.llvm.math_to_llvm import math_converters
 from xrelay.lowering.llvm.memref_to_llvm import convert_memref_to_llvm
+from xrelay.lowering.llvm.scf_to_cf import convert_scf_to_cf
 from xrelay.lowering.memory_plan import host_function
 
 
@@ -42,11 +43,10 @@ def lower_to_llvm(module: ModuleOp) -> None:
     host_name = host.sym_name.data
     ctx = Context()
     lower_host_abi(module)
-    ConvertScfToCf().apply(ctx, module)
+    convert_scf_to_cf(module)
     convert_memref_to_llvm(module)
-    convert_arith_to_llvm(module)
-    convert_math_to_llvm(module)
-    convert_cf_to_llvm(module)
+    # arith, math and cf in one walk (after arith's constants)
+    convert_arith_to_llvm(module, {**math_converters(module), **CF_CONVERTERS})
     convert_func_to_llvm(module)
     ReconcileUnrealizedCastsPass().apply(ctx, module)
     add_entry_point(module, host_name)

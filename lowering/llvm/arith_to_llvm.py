@@ -12,7 +12,7 @@ expanded to ``sdiv``/``srem`` and a correction; integer ``max``/``min`` are
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from xdsl.builder import Builder
@@ -261,11 +261,16 @@ def _table() -> dict[type[Operation], Converter]:
     return table
 
 
-def convert_arith_to_llvm(module: ModuleOp) -> None:
-    """Convert every ``arith`` op of ``module`` (and ``index`` block arguments)."""
+def convert_arith_to_llvm(
+    module: ModuleOp, others: Mapping[type[Operation], Converter] | None = None
+) -> None:
+    """Convert every ``arith`` op of ``module`` (and ``index`` block arguments);
+    ``others``: converters of other dialects' ops, run in the same walk (one walk
+    of the module fewer per dialect; they must not read operand types that
+    ``arith`` ops still have to change)."""
     retype_index_block_args(module)
     table = _table()
     # constants first: every other op then sees operands of the final types (uses
     # follow definitions in block order after scf-to-cf)
     apply_converters(module, {arith.ConstantOp: table.pop(arith.ConstantOp)})
-    apply_converters(module, table)
+    apply_converters(module, {**table, **(others or {})})

@@ -11,7 +11,7 @@ from xdsl.dialects import cf, llvm
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
-from xrelay.lowering.llvm.common import apply_converters
+from xrelay.lowering.llvm.common import Converter, apply_converters
 
 
 def _br(op: Operation, b: Builder) -> Sequence[SSAValue]:
@@ -34,6 +34,13 @@ def _cond_br(op: Operation, b: Builder) -> Sequence[SSAValue]:
     return []
 
 
+CF_CONVERTERS: dict[type[Operation], Converter] = {
+    cf.BranchOp: _br,
+    cf.ConditionalBranchOp: _cond_br,
+}
+"""The converters of the ``cf`` branches."""
+
+
 def convert_cf_to_llvm(module: ModuleOp) -> None:
     """Convert every ``cf`` branch of ``module``."""
-    apply_converters(module, {cf.BranchOp: _br, cf.ConditionalBranchOp: _cond_br})
+    apply_converters(module, CF_CONVERTERS)

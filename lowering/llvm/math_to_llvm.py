@@ -123,8 +123,8 @@ def _polynomial(name: str, fallback: Converter) -> Converter:
     return conv
 
 
-def convert_math_to_llvm(module: ModuleOp) -> None:
-    """Convert every ``math`` op of ``module``."""
+def math_converters(module: ModuleOp) -> dict[type[Operation], Converter]:
+    """The converters of the ``math`` ops (libm calls are declared in ``module``)."""
     table: dict[type[Operation], Converter] = {
         cls: _intrinsic(name) for cls, name in _INTRINSICS.items()
     }
@@ -134,4 +134,9 @@ def convert_math_to_llvm(module: ModuleOp) -> None:
         table[cls] = _polynomial(name, table[cls])
     table[xmath.ExpM1Op] = _libm(module, "expm1f", "expm1")
     table[xmath.Log1pOp] = _libm(module, "log1pf", "log1p")
-    apply_converters(module, table)
+    return table
+
+
+def convert_math_to_llvm(module: ModuleOp) -> None:
+    """Convert every ``math`` op of ``module``."""
+    apply_converters(module, math_converters(module))

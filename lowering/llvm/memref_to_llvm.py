@@ -79,7 +79,7 @@ class _Constants:
         key = (id(fn), value)
         found = self._cache.get(key)
         if found is None:
-            const = arith.ConstantOp(IntegerAttr(value, i64), i64)
+            const = llvm.ConstantOp(IntegerAttr(value, i64), i64)
             entry = fn.body.blocks[0]
             if entry.first_op is None:
                 entry.add_op(const)
@@ -118,7 +118,7 @@ def _address(
             continue
         term = _as_i64(b, index)
         if stride != 1:
-            term = b.insert(arith.MuliOp(term, consts.get(at, stride))).result
+            term = b.insert(llvm.MulOp(term, consts.get(at, stride))).res
         terms.append(term)
     if not terms and constant == 0:
         return base
@@ -126,7 +126,7 @@ def _address(
         terms.append(consts.get(at, constant))
     linear = terms[0]
     for term in terms[1:]:
-        linear = b.insert(arith.AddiOp(linear, term)).result
+        linear = b.insert(llvm.AddOp(linear, term)).res
     gep = llvm.GEPOp(
         base,
         [llvm.GEP_USE_SSA_VAL],
