@@ -97,7 +97,8 @@ def test_kernels_are_shared_out_or_run_by_thread_zero(lib: Any):
     assert any("dense_pack" in c for c in shared)
     alone = [c for c in calls if c not in shared]
     assert any("softmax" in c for c in shared)
-    assert any("nn_conv2d" in c for c in shared)  # the depthwise one
+    # the depthwise one, blocked too (its kernel is OIHW1i{c}o)
+    assert any("conv2d_NCHWc" in c and "x3x3x1x" in c for c in shared)
     assert any("batch_matmul" in c for c in alone)
     assert host.count("scf.if") == len(alone)
     assert host.count("func.call @xrelay_barrier(%team)") >= len(shared)
