@@ -41,8 +41,8 @@ func.func @f(%x: tensor<1x2x8x8x8xf32>, %w: tensor<2x1x3x3x8x8xf32>) {
 // -----
 
 func.func @f(%x: tensor<1x2x8x8x8xf32>, %w: tensor<2x1x3x3x8x8xf32>) {
-  // CHECK: relay.nn.contrib_conv2d_NCHWc: groups must be 1 (a grouped convolution has no NCHWc form), got 2
-  %r = relay.nn.contrib_conv2d_NCHWc %x, %w {groups = 2 : i64} : (tensor<1x2x8x8x8xf32>, tensor<2x1x3x3x8x8xf32>) -> tensor<*xf32>
+  // CHECK: relay.nn.contrib_conv2d_NCHWc: data has 16 input channels but the weight takes 8 per group with groups=3 (needs 16 == 8 * 3)
+  %r = relay.nn.contrib_conv2d_NCHWc %x, %w {groups = 3 : i64} : (tensor<1x2x8x8x8xf32>, tensor<2x1x3x3x8x8xf32>) -> tensor<*xf32>
   func.return
 }
 

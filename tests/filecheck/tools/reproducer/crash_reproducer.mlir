@@ -14,12 +14,12 @@
 // RUN: not xrelay-opt --run-reproducer %t/dir/xrelay-reproducer-1.mlir 2>&1 | filecheck %s --check-prefix=RAISE
 // xrelay-run writes them too.
 // RUN: not xrelay-run %s -p fold-constant,test-break-ir --executor interpreter --reproducer-dir %t/run 2>&1 | filecheck %s --check-prefix=RUN-NOTE
-// RUN: filecheck %s --check-prefix=LOCAL < %t/run/xrelay-reproducer-0.mlir
+// RUN: filecheck %s --check-prefix=RUN-LOCAL < %t/run/xrelay-reproducer-0.mlir
 // A failure outside any pass (the input does not parse) writes nothing.
 // RUN: echo 'func.func @main(' | not xrelay-opt -p infer-type --reproducer-dir %t/none 2>&1 | filecheck %s --check-prefix=NONE
 // RUN: not ls %t/none/xrelay-reproducer-0.mlir
 
-// FAIL: crash_reproducer.mlir:[[# @LINE + 25]]:8: error: the IR after pass 'TestBreakIR' does not verify: relay.multiply: result #0 has type tensor<2x1xf32> but the type relation gives tensor<2xf32> (in pass TestBreakIR)
+// FAIL: crash_reproducer.mlir:[[# @LINE + 27]]:8: error: the IR after pass 'TestBreakIR' does not verify: relay.multiply: result #0 has type tensor<2x1xf32> but the type relation gives tensor<2xf32> (in pass TestBreakIR)
 // FAIL-NEXT: xrelay-opt: note: crash reproducer written to {{.*}}full.mlir
 
 // FULL: // xrelay-reproducer: {"config": {"relay.FuseOps.max_depth": 8}, "disabled_pass": ["FuseOps"], "opt_level": 3, "pipeline": "test-break-ir,infer-type", "required_pass": []}
@@ -28,12 +28,14 @@
 // FULL-NEXT: builtin.module {
 // FULL-NEXT:   func.func @main
 // FULL-NEXT:     %{{.*}} = relay.constant dense<[2.000000e+00, 4.000000e+00]>
-// FULL-NEXT:     relay.multiply {{.*}} loc("{{.*}}crash_reproducer.mlir":[[# @LINE + 16]]:8)
+// FULL-NEXT:     relay.multiply {{.*}} loc("{{.*}}crash_reproducer.mlir":[[# @LINE + 18]]:8)
 
-// REPLAY: crash_reproducer.mlir:[[# @LINE + 14]]:8: error: the IR after pass 'TestBreakIR' does not verify: relay.multiply: result #0 has type tensor<2x1xf32> but the type relation gives tensor<2xf32> (in pass TestBreakIR)
+// REPLAY: crash_reproducer.mlir:[[# @LINE + 16]]:8: error: the IR after pass 'TestBreakIR' does not verify: relay.multiply: result #0 has type tensor<2x1xf32> but the type relation gives tensor<2xf32> (in pass TestBreakIR)
 
 // LOCAL-NOTE: note: crash reproducer written to {{.*}}dir/xrelay-reproducer-0.mlir
 // LOCAL: // xrelay-reproducer: {"config": {}, "disabled_pass": [], "opt_level": 2, "pipeline": "test-break-ir", "required_pass": []}
+// xrelay-run compiles at opt_level 3 by default
+// RUN-LOCAL: // xrelay-reproducer: {"config": {}, "disabled_pass": [], "opt_level": 3, "pipeline": "test-break-ir", "required_pass": []}
 
 // RAISE-NOTE: note: crash reproducer written to {{.*}}dir/xrelay-reproducer-1.mlir
 // RAISE: crash_reproducer.mlir:[[# @LINE + 7]]:8: error: relay.add: broken on purpose by test-break-ir (in pass TestBreakIR)
