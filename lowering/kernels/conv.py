@@ -651,11 +651,12 @@ def depthwise_nchwc(
     The threads share out (batch entry, channel block, group of output rows). An
     output row is cut into tiles of pixels (:func:`~xrelay.lowering.tiling.row_tile`,
     the last tile moved back to end with the row) whose ``tile`` sums (one vector of
-    ``c`` lanes per pixel) stay in registers through loops over the kernel rows that
-    reach the data and over the kernel columns (``scf`` loops of constant trip
-    count: LLVM unrolls the columns, and with stride 1 neighbouring pixels then
-    share their input loads). A pixel whose window can reach the padding (in some
-    tile, at some kernel column) reads a clamped column and a ``select`` makes the
+    ``c`` lanes per pixel) stay in registers through an ``scf`` loop over the kernel
+    rows that reach the data. Each kernel row is a vector FMA per pixel and kernel
+    column, the columns written out (``kw * tile`` vector ops, ``c`` times fewer
+    than lane by lane): with stride 1 neighbouring pixels share their input loads,
+    and a pixel whose window can reach the padding at that column (in some tile)
+    reads a clamped column and a ``select`` makes the
     vector zero outside the data. Stored ``f32`` / ``f64`` operands only (the
     others: :func:`_depthwise_nchwc_scalars`)."""
     op = cx.op
@@ -681,10 +682,12 @@ def depthwise_nchwc(
     tile = row_tile(ow, 1, lanes, dt.itemsize)
     tiles = -(-ow // tile)
     last = ow - tile
-    # per pixel of the tile: whether some tile reads left of the data, right of it,
-    # at some kernel column
-    low = [t * sw - pl < 0 for t in range(tile)]
-    high = [(last + t) * sw + (kw - 1) * dw - pl >= w for t in range(tile)]
+    # per (pixel of the tile, kernel column): whether some tile reads left of the
+    # data, right of it
+    low = [[t * sw + kx * dw - pl < 0 for kx in range(kw)] for t in range(tile)]
+    high = [
+        [(last + t) * sw + kx * dw - pl >= w for kx in range(kw)] for t in range(tile)
+    ]
     zero = kb.vsplat(kb.zero(dt), lanes)
     flat_w, flat_in, flat_out = kb.flat(weight_buf), kb.flat(data_buf), kb.flat(out)
     group = conv_row_group(oh, n_ * cb_n)
@@ -697,40 +700,35 @@ def depthwise_nchwc(
             ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
             x0 = kb.isub(kb.imul(x, sw), pl)
 
-            def column(ky: Index, kx: Index, acc: list[SSAValue]) -> list[SSAValue]:
+            def row(ky: Index, acc: list[SSAValue]) -> list[SSAValue]:
                 iy = kb.iadd(y0, kb.imul(ky, dh))
-                wv = kb.vload(
-                    flat_w, [kb.flat_index([cb, 0, ky, kx, 0, 0], weight.shape)], lanes
-                )
-                ix0 = kb.iadd(x0, kb.imul(kx, dw))
-                new: list[SSAValue] = []
-                for t in range(tile):
-                    ix = kb.iadd(ix0, t * sw)
-                    checks: list[SSAValue] = []
-                    if low[t]:
-                        checks.append(kb.icmp("sge", ix, 0))
-                        ix = kb.imax(ix, 0)
-                    if high[t]:
-                        checks.append(kb.icmp("slt", ix, w))
-                        ix = kb.imin(ix, w - 1)
-                    at = kb.flat_index([n, cb, iy, ix, 0], data.shape)
-                    v = kb.vload(flat_in, [at], lanes)
-                    if checks:
-                        ok = (
-                            checks[0]
-                            if len(checks) == 1
-                            else kb.logical_and(checks[0], checks[1])
-                        )
-                        v = kb.select(ok, v, zero)
-                    new.append(kb.mac(v, wv, acc[t]))
-                return new
+                row_at = kb.flat_index([n, cb, iy, 0, 0], data.shape)
+                w_at = kb.flat_index([cb, 0, ky, 0, 0, 0], weight.shape)
+                acc = list(acc)
+                for kx in range(kw):
+                    wv = kb.vload(flat_w, [kb.iadd(w_at, kx * lanes)], lanes)
+                    for t in range(tile):
+                        ix = kb.iadd(x0, t * sw + kx * dw)
+                        checks: list[SSAValue] = []
+                        if low[t][kx]:
+                            checks.append(kb.icmp("sge", ix, 0))
+                            ix = kb.imax(ix, 0)
+                        if high[t][kx]:
+                            checks.append(kb.icmp("slt", ix, w))
+                            ix = kb.imin(ix, w - 1)
+                        at = kb.iadd(row_at, kb.imul(ix, lanes))
+                        v = kb.vload(flat_in, [at], lanes)
+                        if checks:
+                            ok = (
+                                checks[0]
+                                if len(checks) == 1
+                                else kb.logical_and(checks[0], checks[1])
+                            )
+                            v = kb.select(ok, v, zero)
+                        acc[t] = kb.mac(v, wv, acc[t])
+                return acc
 
-            acc = kb.fold_loop(
-                ky_lo,
-                ky_hi,
-                [zero] * tile,
-                lambda ky, a: kb.fold_loop(0, kw, a, lambda kx, b: column(ky, kx, b)),
-            )
+            acc = kb.fold_loop(ky_lo, ky_hi, [zero] * tile, row)
             for t in range(tile):
                 at = kb.flat_index([n, cb, y, kb.iadd(x, t), 0], out.shape)
                 kb.vstore(acc[t], flat_out, [at])

@@ -163,7 +163,7 @@ def test_mobilenet_block_stays_blocked():
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
 def test_depthwise_vector_kernel(dtype: str):
     """The blocked depthwise kernel computes on vectors of a channel block (one
-    ``vector.load`` per pixel and tap, the taps in ``scf`` loops, not unrolled)
+    ``vector.load`` per pixel and tap, the kernel rows in an ``scf`` loop)
     for ``f32`` / ``f64``; ``f16`` (stored narrow, computed in ``f32``) keeps
     the per-lane kernel. Every dtype matches the reference."""
     rng = np.random.default_rng(5)
@@ -191,7 +191,9 @@ def test_depthwise_vector_kernel(dtype: str):
     if dtype == "float16":
         assert "vector.load" not in kernel
     else:
-        # one load of the weights and one per pixel of the tile, in loops
-        assert "vector.load" in kernel
+        # per kernel column, one load of the weights and one per pixel of the tile
+        # (at most the row's 13), in a loop over the kernel rows
         assert "vector.store" in kernel
-        assert kernel.count("vector.load") < 20, kernel.count("vector.load")
+        assert 0 < kernel.count("vector.load") <= 3 * (1 + 13), kernel.count(
+            "vector.load"
+        )
