@@ -27,7 +27,7 @@ from typing import Any, TypeAlias, cast
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     FloatAttr,
@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -608,6 +609,34 @@ class KernelBuilder:
         if is_half(buf.dtype):
             value = self.result(arith.TruncFOp(value, memory_type(buf.dtype)))
         self.insert(memref.StoreOp.get(value, buf.value, [self.index(i) for i in idx]))
+
+    # -- vectors -------------------------------------------------------------------------
+
+    def vector_type(self, dt: DType, lanes: int) -> VectorType[Any]:
+        """``vector<lanes x dt>``: for ``f32`` / ``f64`` buffers (the types whose
+        register and memory types agree, see :meth:`vload`)."""
+        assert dt.kind == "f", dt
+        assert not is_half(dt), dt
+        return VectorType(register_type(dt), [lanes])
+
+    def vload(self, buf: Buffer, idx: Sequence[Index], lanes: int) -> SSAValue:
+        """The ``lanes`` consecutive elements of ``buf`` from ``idx`` (along its
+        last axis, which must hold them), as one vector (``vector.load``)."""
+        assert len(idx) == buf.rank, (idx, buf.shape)
+        ty = self.vector_type(buf.dtype, lanes)
+        op = vector.LoadOp(buf.value, [self.index(i) for i in idx], ty)
+        return self.result(op)
+
+    def vstore(self, value: SSAValue, buf: Buffer, idx: Sequence[Index]) -> None:
+        """Store the vector ``value`` at ``idx`` and the elements after it."""
+        assert len(idx) == buf.rank, (idx, buf.shape)
+        if not self._in_parallel:
+            self.stores_outside_parallel += 1
+        self.insert(vector.StoreOp(value, buf.value, [self.index(i) for i in idx]))
+
+    def vsplat(self, value: SSAValue, lanes: int) -> SSAValue:
+        """A vector of ``lanes`` copies of the scalar ``value``."""
+        return self.result(vector.BroadcastOp(value, VectorType(value.type, [lanes])))
 
     # -- scalar arithmetic ---------------------------------------------------------------
 

@@ -650,11 +650,100 @@ def depthwise_nchwc(
 
     The threads share out (batch entry, channel block, group of output rows). An
     output row is cut into tiles of pixels (:func:`~xrelay.lowering.tiling.row_tile`,
-    the last tile moved back to end with the row) whose ``tile * c`` sums stay in
-    registers through a loop over the kernel rows that reach the data; the kernel
-    columns are unrolled, so that with stride 1 neighbouring pixels share their
-    input loads. A pixel whose window can reach the padding (in some tile) reads a
-    clamped column and a ``select`` makes the value zero outside the data."""
+    the last tile moved back to end with the row) whose ``tile`` sums (one vector of
+    ``c`` lanes per pixel) stay in registers through an ``scf`` loop over the kernel
+    rows that reach the data. Each kernel row is a vector FMA per pixel and kernel
+    column, the columns written out (``kw * tile`` vector ops, ``c`` times fewer
+    than lane by lane): with stride 1 neighbouring pixels share their input loads,
+    and a pixel whose window can reach the padding at that column (in some tile)
+    reads a clamped column and a ``select`` makes the
+    vector zero outside the data. Stored ``f32`` / ``f64`` operands only (the
+    others: :func:`_depthwise_nchwc_scalars`)."""
+    op = cx.op
+    assert isinstance(op, nn.Conv2DNCHWcOp)
+    kb = cx.kb
+    data, weight = cx.operand(0), cx.operand(1)
+    dt, src_dt = out.dtype, data.dtype
+    data_buf, weight_buf = data.buffer, weight.buffer
+    if (
+        data_buf is None
+        or weight_buf is None
+        or dt != src_dt
+        or weight.dtype != dt
+        or dt.kind != "f"
+        or dt.itemsize < 4
+    ):
+        _depthwise_nchwc_scalars(cx, out, epilogue)
+        return
+    (sh, sw), (pt, pl, _, _), (dh, dw), _ = op.conv_params()
+    n_, cb_n, h, w, lanes = data.shape
+    _, _, kh, kw, _, _ = weight.shape
+    _, _, oh, ow, _ = out.shape
+    tile = row_tile(ow, 1, lanes, dt.itemsize)
+    tiles = -(-ow // tile)
+    last = ow - tile
+    # per (pixel of the tile, kernel column): whether some tile reads left of the
+    # data, right of it
+    low = [[t * sw + kx * dw - pl < 0 for kx in range(kw)] for t in range(tile)]
+    high = [
+        [(last + t) * sw + kx * dw - pl >= w for kx in range(kw)] for t in range(tile)
+    ]
+    zero = kb.vsplat(kb.zero(dt), lanes)
+    flat_w, flat_in, flat_out = kb.flat(weight_buf), kb.flat(data_buf), kb.flat(out)
+    group = conv_row_group(oh, n_ * cb_n)
+    with kb.parallel([n_, cb_n, -(-oh // group)]) as (n, cb, g):
+        y_lo = kb.imul(g, group)
+        y_hi = kb.imin(kb.iadd(y_lo, group), oh)
+        with kb.loop(y_lo, y_hi) as y, kb.loop(0, tiles * tile, tile) as xt:
+            x = xt if ow % tile == 0 else kb.imin(xt, last)
+            y0 = kb.isub(kb.imul(y, sh), pt)
+            ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
+            x0 = kb.isub(kb.imul(x, sw), pl)
+
+            def row(ky: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                iy = kb.iadd(y0, kb.imul(ky, dh))
+                row_at = kb.flat_index([n, cb, iy, 0, 0], data.shape)
+                w_at = kb.flat_index([cb, 0, ky, 0, 0, 0], weight.shape)
+                acc = list(acc)
+                for kx in range(kw):
+                    wv = kb.vload(flat_w, [kb.iadd(w_at, kx * lanes)], lanes)
+                    for t in range(tile):
+                        ix = kb.iadd(x0, t * sw + kx * dw)
+                        checks: list[SSAValue] = []
+                        if low[t][kx]:
+                            checks.append(kb.icmp("sge", ix, 0))
+                            ix = kb.imax(ix, 0)
+                        if high[t][kx]:
+                            checks.append(kb.icmp("slt", ix, w))
+                            ix = kb.imin(ix, w - 1)
+                        at = kb.iadd(row_at, kb.imul(ix, lanes))
+                        v = kb.vload(flat_in, [at], lanes)
+                        if checks:
+                            ok = (
+                                checks[0]
+                                if len(checks) == 1
+                                else kb.logical_and(checks[0], checks[1])
+                            )
+                            v = kb.select(ok, v, zero)
+                        acc[t] = kb.mac(v, wv, acc[t])
+                return acc
+
+            acc = kb.fold_loop(ky_lo, ky_hi, [zero] * tile, row)
+            for t in range(tile):
+                at = kb.flat_index([n, cb, y, kb.iadd(x, t), 0], out.shape)
+                kb.vstore(acc[t], flat_out, [at])
+            if epilogue is not None:
+                with kb.loop(0, tile) as t, kb.loop(0, lanes) as c:
+                    idx = [n, cb, y, kb.iadd(x, t), c]
+                    kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+
+
+def _depthwise_nchwc_scalars(
+    cx: OpContext, out: Buffer, epilogue: Epilogue | None = None
+) -> None:
+    """:func:`depthwise_nchwc` for operands that are not stored ``f32`` / ``f64``
+    buffers of one dtype (``f16``, mixed dtypes, an inlined producer): the same
+    tiles, each lane a scalar and the kernel columns unrolled."""
     op = cx.op
     assert isinstance(op, nn.Conv2DNCHWcOp)
     kb = cx.kb

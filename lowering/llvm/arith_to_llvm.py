@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, llvm
+from xdsl.dialects import arith, llvm, vector
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -26,6 +27,8 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    VectorType,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -90,6 +93,19 @@ def _constant(op: Operation, b: Builder) -> Sequence[SSAValue]:
     else:
         raise NotImplementedError(f"arith.constant {value} cannot be lowered")
     return b.insert(llvm.ConstantOp(attr, ty)).results
+
+
+def _broadcast(op: Operation, b: Builder) -> Sequence[SSAValue]:
+    """``vector.broadcast`` of a scalar: inserted into lane 0 of an undefined
+    vector, then shuffled into every lane."""
+    assert isinstance(op, vector.BroadcastOp)
+    ty = op.vector.type
+    assert isinstance(ty, VectorType)
+    undef = b.insert(llvm.UndefOp(ty)).res
+    lane0 = _const(b, 0, i64)
+    one = b.insert(llvm.InsertElementOp(undef, op.source, lane0)).res
+    mask = DenseArrayBase.from_list(i32, [0] * ty.get_shape()[0])
+    return b.insert(llvm.ShuffleVectorOp(one, undef, mask, ty)).results
 
 
 def _binary(target: type[Operation]) -> Converter:
@@ -251,6 +267,7 @@ def _table() -> dict[type[Operation], Converter]:
         arith.UIToFPOp: _uitofp,
         arith.FPToSIOp: _fp_to_int("fptosi"),
         arith.FPToUIOp: _fp_to_int("fptoui"),
+        vector.BroadcastOp: _broadcast,
     }
     for src, dst in _INT_BINARY.items():
         table[src] = _binary(dst)

@@ -9,6 +9,7 @@ faster on large models). ``index`` becomes ``i64``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 from xdsl.builder import Builder
 from xdsl.dialects import llvm
@@ -19,6 +20,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     ModuleOp,
+    VectorType,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -58,7 +60,11 @@ def apply_converters(module: ModuleOp, table: dict[type[Operation], Converter]) 
 
 
 def type_suffix(ty: Attribute) -> str:
-    """The overload suffix of an LLVM intrinsic for a scalar type (``f32``, ``i64``)."""
+    """The overload suffix of an LLVM intrinsic for a scalar type (``f32``, ``i64``)
+    or a vector of one (``v16f32``)."""
+    if isinstance(ty, VectorType):
+        shape = cast(VectorType[Any], ty).get_shape()
+        return f"v{shape[0]}{type_suffix(cast(VectorType[Any], ty).element_type)}"
     if isinstance(ty, Float16Type):
         return "f16"
     if isinstance(ty, Float32Type):

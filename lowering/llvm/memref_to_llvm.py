@@ -6,7 +6,8 @@ buffer as one pointer (MLIR's bare-pointer convention). So:
 * every ``memref`` value (function and block arguments) becomes an ``!llvm.ptr``;
 * ``memref.load`` / ``memref.store`` become one ``llvm.getelementptr inbounds`` of
   the element type at the row-major linear index, then ``llvm.load`` /
-  ``llvm.store``. Index terms that are constants are folded into one constant at
+  ``llvm.store`` (``vector.load`` / ``vector.store`` too: a load or store of the
+  vector type, aligned as one element). Index terms that are constants are folded into one constant at
   build time; a 1-D access (the kernels' flat views) costs no arithmetic at all;
 * ``memref.reinterpret_cast`` (a reshape or flat view: offset 0, contiguous) is the
   same pointer; a static offset becomes a ``getelementptr``;
@@ -26,8 +27,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, func, llvm, memref, ptr
+from xdsl.dialects import arith, func, llvm, memref, ptr, vector
 from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
     FunctionType,
     IntegerAttr,
     IntegerType,
@@ -140,11 +143,13 @@ def _address(
 def _accesses(module: ModuleOp) -> dict[Operation, Attribute]:
     """The memref type each load and store accesses (read before the conversion
     retypes their operands)."""
-    return {
-        op: op.memref.type
-        for op in module.walk()
-        if isinstance(op, memref.LoadOp | memref.StoreOp)
-    }
+    types: dict[Operation, Attribute] = {}
+    for op in module.walk():
+        if isinstance(op, memref.LoadOp | memref.StoreOp):
+            types[op] = op.memref.type
+        elif isinstance(op, vector.LoadOp | vector.StoreOp):
+            types[op] = op.base.type
+    return types
 
 
 def _load(
@@ -161,6 +166,33 @@ def _store(
     assert isinstance(op, memref.StoreOp)
     addr = _address(b, consts, op, op.memref, ty, op.indices)
     b.insert(llvm.StoreOp(op.value, addr))
+    return []
+
+
+def _element_bytes(ty: Attribute) -> int:
+    assert isinstance(ty, MemRefType)
+    elem = ty.get_element_type()
+    assert isinstance(elem, Float32Type | Float64Type), elem
+    return 4 if isinstance(elem, Float32Type) else 8
+
+
+def _vector_load(
+    op: Operation, b: Builder, ty: Attribute, consts: _Constants
+) -> Sequence[SSAValue]:
+    """``vector.load``: a load of the vector type from the first element's
+    address, aligned as the element (the buffers are not aligned to vectors)."""
+    assert isinstance(op, vector.LoadOp)
+    addr = _address(b, consts, op, op.base, ty, op.indices)
+    load = llvm.LoadOp(addr, op.result.type, alignment=_element_bytes(ty))
+    return [b.insert(load).dereferenced_value]
+
+
+def _vector_store(
+    op: Operation, b: Builder, ty: Attribute, consts: _Constants
+) -> Sequence[SSAValue]:
+    assert isinstance(op, vector.StoreOp)
+    addr = _address(b, consts, op, op.base, ty, op.indices)
+    b.insert(llvm.StoreOp(op.vector, addr, alignment=_element_bytes(ty)))
     return []
 
 
@@ -227,6 +259,8 @@ def convert_memref_to_llvm(module: ModuleOp) -> None:
         {
             memref.LoadOp: lambda op, b: _load(op, b, types[op], consts),
             memref.StoreOp: lambda op, b: _store(op, b, types[op], consts),
+            vector.LoadOp: lambda op, b: _vector_load(op, b, types[op], consts),
+            vector.StoreOp: lambda op, b: _vector_store(op, b, types[op], consts),
             memref.ReinterpretCastOp: _reinterpret,
             ptr.ToPtrOp: _forward,
             ptr.FromPtrOp: _forward,
@@ -242,7 +276,7 @@ def convert_memref_to_llvm(module: ModuleOp) -> None:
                     if isinstance(arg.type, MemRefType | ptr.PtrType):
                         Rewriter.replace_value_with_new_type(arg, POINTER)
     for op in module.walk():
-        if op.name.startswith(("memref.", "ptr_xdsl.")):
+        if op.name.startswith(("memref.", "ptr_xdsl.", "vector.load", "vector.store")):
             raise LoweringError(f"{op.name}: cannot be lowered to llvm", op)
 
 

@@ -158,3 +158,42 @@ def test_mobilenet_block_stays_blocked():
     assert not any("layout_transform" in line for line in between), between
     np.testing.assert_allclose(outs[0], ref, rtol=1e-4, atol=1e-4)
     np.testing.assert_array_equal(outs[1], outs[0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_depthwise_vector_kernel(dtype: str):
+    """The blocked depthwise kernel computes on vectors of a channel block (one
+    ``vector.load`` per pixel and tap, the kernel rows in an ``scf`` loop)
+    for ``f32`` / ``f64``; ``f16`` (stored narrow, computed in ``f32``) keeps
+    the per-lane kernel. Every dtype matches the reference."""
+    rng = np.random.default_rng(5)
+    c, k = 32, 3
+    w = (rng.standard_normal((c, 1, k, k)) * 0.3).astype(dtype)
+    x = relay.var("x", shape=(1, c, 10, 13), dtype=dtype)
+    y = relay.nn.conv2d(x, relay.const(w, dtype=dtype), groups=c, padding=(1, 1))
+    mod = relay.IRModule.from_expr(relay.Function([x], relay.nn.relu(y)))
+    data = rng.standard_normal((1, c, 10, 13)).astype(dtype)
+    ref = np.maximum(_conv_ref(data, w, c, 1, 1), 0)
+    with PassContext(opt_level=3):
+        lib = xrelay.build(mod, keep_mlir=True)
+    m = lib.create()
+    m.set_input(0, data)
+    m.run()
+    out = m.get_output(0)
+    tol = 1e-2 if dtype == "float16" else 1e-5
+    np.testing.assert_allclose(out, ref, rtol=tol, atol=tol)
+    src = lib.get_source("mlir")
+    kernel = next(
+        part
+        for part in src.split("func.func @")[1:]
+        if part.startswith("k") and "contrib_conv2d_NCHWc" in part.split("(")[0]
+    )
+    if dtype == "float16":
+        assert "vector.load" not in kernel
+    else:
+        # per kernel column, one load of the weights and one per pixel of the tile
+        # (at most the row's 13), in a loop over the kernel rows
+        assert "vector.store" in kernel
+        assert 0 < kernel.count("vector.load") <= 3 * (1 + 13), kernel.count(
+            "vector.load"
+        )
