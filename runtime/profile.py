@@ -117,7 +117,7 @@ class Profile:
                     k.call.kernel,
                     ops if len(ops) <= 48 else ops[:45] + "...",
                     ";".join(k.call.shapes),
-                    f"{k.ms:.3f}",
+                    f"{k.ms:.4f}",
                     f"{100 * k.ns / share:.1f}",
                     k.rate(),
                 )

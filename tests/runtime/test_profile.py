@@ -123,9 +123,12 @@ def test_chrome_trace(built: tuple[Any, Any, Any], tmp_path: Any):
     spans = [e for e in events if e["ph"] == "X"]
     for e in spans:
         assert isinstance(e["name"], str)
-        assert isinstance(e["ts"], float) and isinstance(e["dur"], float)
-        assert e["ts"] >= 0 and e["dur"] >= 0
-        assert isinstance(e["pid"], int) and isinstance(e["tid"], int)
+        assert isinstance(e["ts"], float)
+        assert isinstance(e["dur"], float)
+        assert e["ts"] >= 0
+        assert e["dur"] >= 0
+        assert isinstance(e["pid"], int)
+        assert isinstance(e["tid"], int)
     names = {e["name"] for e in spans if e.get("cat") == "kernel"}
     assert names == _kernels(profiled.llvm_ir)
     # the convolutions are shared out: both threads run them
