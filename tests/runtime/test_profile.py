@@ -163,3 +163,23 @@ def test_create_profile_builds_the_variant(built: tuple[Any, Any, Any]):
     profile = m.profile()
     assert {k.call.kernel for k in profile.kernels} == _kernels(plain.llvm_ir)
     np.testing.assert_array_equal(m.get_output(0), plain(x))
+
+
+def test_exported_profiled_build_keeps_its_kernel_list(
+    built: tuple[Any, Any, Any], tmp_path: Any
+):
+    import shutil
+
+    from xrelay.runtime.library import load_module
+
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler driver (cc) to link a shared library")
+    plain, profiled, x = built
+    profiled.export_library(tmp_path / "m.so")
+    m = load_module(tmp_path / "m.so").create()
+    m.set_input(0, x)
+    profile = m.profile()
+    assert [k.call for k in profile.kernels] == profiled.spec.profile
+    plain.export_library(tmp_path / "plain.so")
+    with pytest.raises(ExecutorError, match="cannot be rebuilt"):
+        load_module(tmp_path / "plain.so").create(profile=True)
