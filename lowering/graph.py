@@ -24,6 +24,7 @@ carries the names and relay types of the inputs and outputs as attributes
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -73,6 +74,7 @@ from xrelay.lowering.group import (
 from xrelay.lowering.scalar_types import DType, memory_type, memref_type, tensor_info
 from xrelay.lowering.stages import stage
 from xrelay.names import decode_name, encode_name
+from xrelay.runtime.threads import MAX_THREADS
 from xrelay.status import STATUS_WORDS
 
 VIEW_OPS: tuple[type[RelayOp], ...] = (
@@ -105,6 +107,15 @@ thread 0 runs alone, with no barrier before it)."""
 WEIGHT_PREFIX = "xrelay_weight_"
 STATUS = "xrelay_status"
 """The global standing for the run's status block (:mod:`xrelay.status`)."""
+PROFILE = "xrelay_profile"
+"""The global standing for the profile buffer of a profiled build (after the status
+block): ``i64[MAX_THREADS][calls + 1][2]``, the clock before and after each kernel
+call by each thread, the last row the thread's whole host."""
+CLOCK = "xrelay_clock"
+"""``int64_t xrelay_clock(void)``: monotonic nanoseconds (profiled builds only,
+:mod:`xrelay.lowering.llvm.threads`)."""
+PROFILE_ATTR = "xrelay.profile"
+"""A profiled host: JSON list describing each timed kernel call, in buffer order."""
 
 
 @dataclass
@@ -128,9 +139,12 @@ def _short(name: str) -> str:
 class GraphLowering:
     """Lower one module (see the module docstring)."""
 
-    def __init__(self, module: ModuleOp, entry: str = "main"):
+    def __init__(self, module: ModuleOp, entry: str = "main", profile: bool = False):
         self.module = module
         self.entry = entry
+        self.profile = profile
+        self.call_info: dict[func.CallOp, dict[str, Any]] = {}
+        """What each kernel call runs (for the profile): kernel, relay ops, shapes."""
         self.funcs = {
             op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)
         }
@@ -212,6 +226,8 @@ class GraphLowering:
             self.externs[BARRIER] = team_only
         if resets:
             self.externs[RESET] = team_only
+        if self.profile:
+            self._add_timing()
         names = [
             decode_name(a.name_hint) if a.name_hint else f"input{i}"
             for i, a in enumerate(block.args)
@@ -296,7 +312,13 @@ class GraphLowering:
         elif isinstance(op, RelayOp):
             operands = list(op.operands)
             self._kernel(
-                _short(op.name), [op], operands, list(op.results), env, op.results
+                _short(op.name),
+                [op],
+                operands,
+                list(op.results),
+                env,
+                op.results,
+                label=op.name.removeprefix("relay."),
             )
         else:
             raise LoweringError(
@@ -373,9 +395,11 @@ class GraphLowering:
         env: dict[SSAValue, list[HostValue]],
         results: Sequence[SSAValue],
         outer: dict[SSAValue, list[HostValue]] | None = None,
+        label: str | None = None,
     ) -> None:
         """Lower ``ops`` (reading ``inputs``, writing ``outputs``) as one kernel and
-        call it; bind ``results`` (values of the enclosing function) to the buffers."""
+        call it; bind ``results`` (values of the enclosing function) to the buffers.
+        ``label``: the group's name in the relay graph (default ``name``)."""
         constants: dict[SSAValue, ConstantOp] = {}
         input_hvs: list[HostValue] = []
         for v in inputs:
@@ -427,7 +451,12 @@ class GraphLowering:
         args += scratch
         if kernel.status:
             args.append(self._status_block())
-        self.kb.insert(func.CallOp(kname, args, []))
+        call = func.CallOp(kname, args, [])
+        self.kb.insert(call)
+        if self.profile:
+            self.call_info[call] = _call_info(
+                kname, label or name, ops, input_hvs, out_hvs
+            )
 
         target = outer if outer is not None else env
         if len(outer_results) == len(flat_results):
@@ -461,6 +490,53 @@ class GraphLowering:
         self.new_ops.append(kernel.function)
         self.externs.update(kernel.externs)
         return group.name, kernel
+
+    def _add_timing(self) -> None:
+        """Profiled build: read :data:`CLOCK` before and after every kernel call and
+        store both in :data:`PROFILE` at ``[tid, call, 0/1]``; the host's own start
+        and end in the last row. The order of the calls is recorded in
+        :data:`PROFILE_ATTR`."""
+        kb = self.kb
+        host = kb.function
+        tid = kb.args[0]
+        calls = [
+            op
+            for op in host.walk()
+            if isinstance(op, func.CallOp) and op in self.call_info
+        ]
+        ty = memref_type((MAX_THREADS, len(calls) + 1, 2), np.dtype(np.int64))
+        self.new_ops.insert(0, memref.GlobalOp.get(StringAttr(PROFILE), ty, UnitAttr()))
+        self.externs[CLOCK] = FunctionType.from_lists([], [i64])
+        rows = [kb.index(k) for k in range(len(calls) + 1)]
+        sides = [kb.index(0), kb.index(1)]
+        get = memref.GetGlobalOp(PROFILE, ty)
+        kb.builder.insert(get, InsertPoint.at_start(kb.entry))
+        buffer = get.memref
+
+        def stamp(point: InsertPoint, row: int, side: int) -> None:
+            clock = func.CallOp(CLOCK, [], [i64])
+            store = memref.StoreOp.get(
+                clock.results[0], buffer, [tid, rows[row], sides[side]]
+            )
+            kb.builder.insert(clock, point)
+            kb.builder.insert(store, InsertPoint.after(clock))
+
+        for k, call in enumerate(calls):
+            stamp(InsertPoint.before(call), k, 0)
+            stamp(InsertPoint.after(call), k, 1)
+        block = kb.entry
+        first = next(
+            op
+            for op in block.ops
+            if not isinstance(op, arith.ConstantOp | memref.GetGlobalOp)
+        )
+        stamp(InsertPoint.before(first), len(calls), 0)
+        last = block.last_op
+        assert last is not None
+        stamp(InsertPoint.before(last), len(calls), 1)
+        host.attributes[PROFILE_ATTR] = StringAttr(
+            json.dumps([self.call_info[c] for c in calls])
+        )
 
     def _status_block(self) -> SSAValue:
         """The run's status block (:mod:`xrelay.status`): ``memref.get_global
@@ -544,7 +620,10 @@ class GraphLowering:
         for const in kernel.weight_ops(group):
             args.append(self._weight(const))
         args.append(dest)
-        self.kb.insert(func.CallOp(kname, args, []))
+        call = func.CallOp(kname, args, [])
+        self.kb.insert(call)
+        if self.profile:
+            self.call_info[call] = _call_info(kname, "copy", [], [hv], [hv])
 
     # -- relay.if --------------------------------------------------------------------------
 
@@ -602,6 +681,37 @@ class GraphLowering:
                 return [env[v] for v in inner.operands]
             self._run_op(inner, env)
         raise LoweringError("relay.if: a region does not end in relay.yield")
+
+
+def _call_info(
+    kernel: str,
+    label: str,
+    ops: Sequence[Operation],
+    inputs: Sequence[HostValue],
+    outputs: Sequence[HostValue],
+) -> dict[str, Any]:
+    """One timed call for the profile: the kernel, the group's relay name, its ops,
+    its output shapes, its multiply-adds (:func:`op_work` of the contracting ops, 0
+    for a group without one) and the bytes it reads and writes."""
+    contracting = (
+        nn.Conv2DOp | nn.Conv2DNCHWcOp | nn.DenseOp | nn.DensePackOp,
+        nn.BatchMatmulOp | nn.MatmulOp,
+    )
+    macs = sum(
+        op_work(op) for op in ops if isinstance(op, contracting[0] | contracting[1])
+    )
+    nbytes = sum(
+        int(np.prod(hv.shape, dtype=np.int64)) * np.dtype(hv.dtype).itemsize
+        for hv in [*inputs, *outputs]
+    )
+    return {
+        "kernel": kernel,
+        "group": label,
+        "ops": [op.name.removeprefix("relay.") for op in ops],
+        "shapes": ["x".join(str(d) for d in hv.shape) for hv in outputs],
+        "macs": macs,
+        "bytes": nbytes,
+    }
 
 
 def _elem_of(hv: HostValue) -> Attribute:
@@ -752,7 +862,8 @@ def _share_out(kb: KernelBuilder, parallel: dict[str, bool]) -> tuple[bool, bool
     return barriers > 0, uses_reset
 
 
-def lower_graph(module: ModuleOp, entry: str = "main") -> None:
+def lower_graph(module: ModuleOp, entry: str = "main", profile: bool = False) -> None:
     """Replace the relay functions of ``module`` (types inferred) by kernels and a
-    host function, in place."""
-    GraphLowering(module, entry).lower()
+    host function, in place; ``profile``: time every kernel call (:func:`_add_timing`;
+    without it the host has no clock calls)."""
+    GraphLowering(module, entry, profile).lower()

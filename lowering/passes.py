@@ -19,21 +19,25 @@ from xdsl.dialects.builtin import ModuleOp
 from xrelay.pass_manager import Pass, PassContext, PassInfo, Sequential, register_pass
 
 
-@register_pass("RelayToKernels", options=[("entry", str, "main")])
+@register_pass(
+    "RelayToKernels", options=[("entry", str, "main"), ("profile", bool, False)]
+)
 class RelayToKernels(Pass):
     """Lower the relay functions to kernels on memrefs (one per fused primitive
     function, or per op) and a host function calling them; weights become
     ``memref.global`` constants. Types are inferred first. (Relay's
-    ``LowerTE`` + graph executor codegen.)"""
+    ``LowerTE`` + graph executor codegen.) ``profile``: time every kernel call
+    (the host of a profiled build, :mod:`xrelay.runtime.profile`)."""
 
-    def __init__(self, entry: str = "main") -> None:
+    def __init__(self, entry: str = "main", profile: bool = False) -> None:
         self.entry = entry
+        self.profile = profile
         self.info = PassInfo(0, "RelayToKernels")
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: Any) -> ModuleOp:
         from xrelay.lowering.pipeline import relay_to_kernels
 
-        relay_to_kernels(op, self.entry)
+        relay_to_kernels(op, self.entry, self.profile)
         return op
 
 

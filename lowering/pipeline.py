@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import cast
 
@@ -23,6 +24,7 @@ from xrelay.lowering.graph import (
     INPUTS_ATTR,
     OUTPUT_TYPES_ATTR,
     OUTPUTS_ATTR,
+    PROFILE_ATTR,
     WORK_ATTR,
     lower_graph,
 )
@@ -31,16 +33,18 @@ from xrelay.lowering.llvm.host_abi import weight_globals
 from xrelay.lowering.memory_plan import arena_size, host_function, plan_memory
 from xrelay.lowering.scalar_types import tensor_info
 from xrelay.lowering.stages import stage
-from xrelay.runtime.spec import ModelSpec, TensorSpec
+from xrelay.runtime.spec import KernelCall, ModelSpec, TensorSpec
 
 
-def relay_to_kernels(module: ModuleOp, entry: str = "main") -> None:
+def relay_to_kernels(
+    module: ModuleOp, entry: str = "main", profile: bool = False
+) -> None:
     """relay → kernels and a host function on memrefs, in place (types are inferred
-    first)."""
+    first); ``profile``: time every kernel call (a profiled build)."""
     from xrelay.transforms.infer_type import infer_types
 
     infer_types(module)
-    lower_graph(module, entry)
+    lower_graph(module, entry, profile)
 
 
 def model_spec(module: ModuleOp) -> ModelSpec:
@@ -64,12 +68,19 @@ def model_spec(module: ModuleOp) -> ModelSpec:
         value = glob.initial_value
         weights.append(numpy_from_dense(value))  # pyright: ignore[reportArgumentType]
     work = host.attributes.get(WORK_ATTR)
+    calls = host.attributes.get(PROFILE_ATTR)
+    profile = (
+        [KernelCall.from_json(c) for c in json.loads(calls.data)]
+        if isinstance(calls, StringAttr)
+        else None
+    )
     return ModelSpec(
         tensors(INPUTS_ATTR, INPUT_TYPES_ATTR),
         tensors(OUTPUTS_ATTR, OUTPUT_TYPES_ATTR),
         arena_size(module),
         weights,
         work=work.value.data if isinstance(work, IntegerAttr) else 0,
+        profile=profile,
     )
 
 
@@ -88,13 +99,15 @@ def lower_model(
     entry: str = "main",
     keep_mlir: bool = False,
     in_place: bool = False,
+    profile: bool = False,
 ) -> LoweredModel:
     """Lower a copy of ``module`` (left as it was) to LLVM IR; ``in_place``: lower
-    ``module`` itself (no copy: for a module nobody else holds)."""
+    ``module`` itself (no copy: for a module nobody else holds); ``profile``: a
+    profiled build (every kernel call timed, :mod:`xrelay.runtime.profile`)."""
     work = module if in_place else module.clone()
     stage_boundary()
     with stage("relay->kernels"):
-        relay_to_kernels(work, entry)
+        relay_to_kernels(work, entry, profile)
     with stage("memory planning"):
         plan_memory(work)
         spec = model_spec(work)

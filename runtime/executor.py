@@ -20,8 +20,14 @@ from typing import Any
 
 import numpy as np
 
+from xrelay.runtime.profile import Profile
 from xrelay.runtime.spec import Array, ModelSpec, TensorSpec
-from xrelay.runtime.threads import check_count, requested_threads, team_size
+from xrelay.runtime.threads import (
+    MAX_THREADS,
+    check_count,
+    requested_threads,
+    team_size,
+)
 from xrelay.status import STATUS_BYTES, error_of
 
 ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
@@ -91,12 +97,19 @@ class GraphModule:
         for arr in self._inputs:
             arr.fill(0)
         self._outputs = [aligned_empty(t.shape, t.dtype) for t in spec.outputs]
-        # the arena, then the run's status block (xrelay.status), zeroed
+        # the arena, then the run's status block (xrelay.status), zeroed, then a
+        # profiled build's timing buffer (xrelay.runtime.profile)
+        rows = 0 if spec.profile is None else len(spec.profile) + 1
+        timing = MAX_THREADS * rows * 2 * 8
         self._arena = aligned_empty(
-            (spec.arena_size + STATUS_BYTES,), np.dtype(np.uint8)
+            (spec.arena_size + STATUS_BYTES + timing,), np.dtype(np.uint8)
         )
-        self._status = self._arena[spec.arena_size :].view(np.int64)
+        status_end = spec.arena_size + STATUS_BYTES
+        self._status = self._arena[spec.arena_size : status_end].view(np.int64)
         self._status.fill(0)
+        self._stamps = (
+            self._arena[status_end:].view(np.int64).reshape(MAX_THREADS, rows, 2)
+        )
         pointers = [a.ctypes.data for a in self._inputs + self._outputs]
         pointers += [ctypes.addressof(exe.weight_table), self._arena.ctypes.data]
         self._args = (ctypes.c_void_p * len(pointers))(*pointers)
@@ -255,6 +268,32 @@ class GraphModule:
             np.copyto(out, self._outputs[index])
             return out
         return self._outputs[index].copy()
+
+    @property
+    def profiled(self) -> bool:
+        """Whether the model was built with profiling (every kernel call timed)."""
+        return self._exe.spec.profile is not None
+
+    def profile(self, repeat: int = 1, **inputs: Any) -> Profile:
+        """Run ``repeat`` times (after setting any inputs given by name) and give the
+        time of every kernel call of the run of median length
+        (:mod:`xrelay.runtime.profile`). Needs a profiled build:
+        ``xrelay.build(..., profile=True)`` or ``lib.create(profile=True)``."""
+        calls = self._exe.spec.profile
+        if calls is None:
+            raise ExecutorError(
+                "this model was built without profiling: use "
+                "xrelay.build(..., profile=True) or lib.create(profile=True)"
+            )
+        if inputs:
+            self.set_input(**inputs)
+        runs: list[Profile] = []
+        for _ in range(max(1, repeat)):
+            self._stamps.fill(0)
+            self.run()
+            runs.append(Profile(calls, self._stamps, self._threads))
+        runs.sort(key=lambda p: p.run_ns)
+        return runs[len(runs) // 2]
 
     def benchmark_run(self, repeat: int) -> None:
         """Run ``repeat`` times (for timing, without Python work in between)."""

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,14 +56,34 @@ class _Runnable:
     """``create()`` and ``lib(*arrays)`` over an :class:`Executable`."""
 
     executable: Executable
+    rebuild_profiled: Callable[[], Executable] | None = None
+    """Builds the profiled variant of the model (set by ``xrelay.build``)."""
 
     @property
     def spec(self) -> ModelSpec:
         return self.executable.spec
 
-    def create(self) -> GraphModule:
-        """A new executor (own input, output and arena buffers)."""
+    def create(self, profile: bool = False) -> GraphModule:
+        """A new executor (own input, output and arena buffers); ``profile``: of the
+        profiled variant of the model (every kernel call timed, ``m.profile()``),
+        built now where this library is not profiled."""
+        if profile and self.executable.spec.profile is None:
+            return GraphModule(self.profiled_variant())
         return GraphModule(self.executable)
+
+    def profiled_variant(self) -> Executable:
+        """The model built with profiling (:mod:`xrelay.runtime.profile`)."""
+        rebuild = self.rebuild_profiled
+        if rebuild is None:
+            raise ExecutorError(
+                "this model cannot be rebuilt with profiling (it was loaded, not "
+                "built): build it with xrelay.build(..., profile=True)"
+            )
+        variant = self.__dict__.get("_profiled")
+        if variant is None:
+            variant = rebuild()
+            self.__dict__["_profiled"] = variant
+        return variant
 
     def __call__(self, *arrays: Any, **named: Any) -> Any:
         """Run once on ``arrays`` (positional, in input order) and/or named inputs;

@@ -45,6 +45,42 @@ class TensorSpec:
         )
 
 
+@dataclass(frozen=True)
+class KernelCall:
+    """One kernel call timed by a profiled build: the kernel, the relay group it
+    runs (a fused function's name, or the op), the relay ops in it, its output shapes,
+    its multiply-adds (0 where it has no convolution or matrix product) and the bytes
+    it reads and writes."""
+
+    kernel: str
+    group: str
+    ops: tuple[str, ...]
+    shapes: tuple[str, ...]
+    macs: int
+    bytes: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "group": self.group,
+            "ops": list(self.ops),
+            "shapes": list(self.shapes),
+            "macs": self.macs,
+            "bytes": self.bytes,
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> KernelCall:
+        return KernelCall(
+            str(data["kernel"]),
+            str(data["group"]),
+            tuple(str(o) for o in data["ops"]),
+            tuple(str(s) for s in data["shapes"]),
+            int(data["macs"]),
+            int(data["bytes"]),
+        )
+
+
 @dataclass
 class ModelSpec:
     """The interface of a compiled model (see the module docstring)."""
@@ -57,6 +93,9 @@ class ModelSpec:
     entry: str = "xrelay_entry"
     work: int = 0
     """Estimated multiply-adds per run (sizes the default thread team)."""
+    profile: list[KernelCall] | None = None
+    """A profiled build: the kernel calls it times, in buffer order (``None``: not
+    profiled)."""
 
     def weight_layout(self, alignment: int = 64) -> list[tuple[int, int]]:
         """``(offset, nbytes)`` of each weight in one blob, ``alignment``-aligned."""
@@ -74,6 +113,9 @@ class ModelSpec:
                 "format": FORMAT,
                 "entry": self.entry,
                 "work": self.work,
+                "profile": None
+                if self.profile is None
+                else [c.to_json() for c in self.profile],
                 "inputs": [t.to_json() for t in self.inputs],
                 "outputs": [t.to_json() for t in self.outputs],
                 "arena_size": self.arena_size,
@@ -102,5 +144,8 @@ class ModelSpec:
             entry=str(data["entry"]),
             work=int(data.get("work", 0)),
         )
+        calls = data.get("profile")
+        if isinstance(calls, list):
+            spec.profile = [KernelCall.from_json(c) for c in calls]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
         layout = [(int(w["offset"]), int(w["nbytes"])) for w in data["weights"]]
         return spec, layout

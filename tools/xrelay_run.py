@@ -139,6 +139,24 @@ def build_parser() -> argparse.ArgumentParser:
         "the available cores, one for tiny models)",
     )
     group.add_argument(
+        "--profile",
+        action="store_true",
+        help="build with profiling and print the time of every kernel, slowest "
+        "first (llvm executor)",
+    )
+    group.add_argument(
+        "--trace",
+        metavar="FILE.json",
+        help="write the profiled run as a Chrome trace (Perfetto, chrome://tracing); "
+        "implies --profile",
+    )
+    group.add_argument(
+        "--times-json",
+        metavar="FILE.json",
+        help='write {"group": ms} of the profiled run, for xrelay-opt -p '
+        "'view-graph{times=FILE.json}'; implies --profile",
+    )
+    group.add_argument(
         "--no-cache",
         action="store_true",
         help="compile even if the compile cache ($XRELAY_CACHE_DIR, else "
@@ -419,7 +437,9 @@ def compile_model(model: Model, args: argparse.Namespace, executor: str) -> Comp
             except Exception as e:
                 raise located(e, module) from e
         if executor == "llvm":
-            lib = _build_llvm(model, module, args.entry, args.no_cache)
+            lib = _build_llvm(
+                model, module, args.entry, args.no_cache, profile=args.profile
+            )
         seconds = time.perf_counter() - start
         if args.time_passes:
             timing = PassTimingInstrument.render()
@@ -430,7 +450,11 @@ def compile_model(model: Model, args: argparse.Namespace, executor: str) -> Comp
 
 
 def _build_llvm(
-    model: Model, module: ModuleOp, entry: str, no_cache: bool = False
+    model: Model,
+    module: ModuleOp,
+    entry: str,
+    no_cache: bool = False,
+    profile: bool = False,
 ) -> Any:
     from xrelay import relay
 
@@ -443,6 +467,7 @@ def _build_llvm(
             params=model.params or None,
             **({} if entry == "main" else {"entry": entry}),
             **({"cache": False} if no_cache else {}),
+            **({"profile": True} if profile else {}),
         )
     except UserError:
         raise
@@ -473,12 +498,13 @@ def prepare(
     entry: str,
     bound: Collection[str] = (),
     threads: int | None = None,
-) -> tuple[Callable[[], list[Any]], int | None]:
+) -> tuple[Callable[[], list[Any]], int | None, Any]:
     """A function running the model once on ``inputs`` and returning its outputs
     (flattened), and the threads it runs on (``None`` for the interpreter);
     executor setup and input copies happen here, not in each run. ``bound``:
     parameters ``xrelay.build`` bound as weights (no input for those); ``threads``:
-    the compiled model's thread count (``None``: the default)."""
+    the compiled model's thread count (``None``: the default). The third value is
+    the compiled model's executor (``None`` for the interpreter)."""
     if compiled.executor == "llvm":
         m = compiled.lib.create()
         if threads is not None:
@@ -492,7 +518,7 @@ def prepare(
             m.run()
             return [np.asarray(m.get_output(i)) for i in range(m.get_num_outputs())]
 
-        return run_llvm, m.num_threads
+        return run_llvm, m.num_threads, m
 
     from xrelay.runtime.interpreter import InterpreterError, interpret
 
@@ -502,7 +528,7 @@ def prepare(
         except InterpreterError as e:
             raise RunError(str(e)) from e
 
-    return run_interpreter, None
+    return run_interpreter, None, None
 
 
 def summarise(arr: Any, label: str) -> str:
@@ -595,11 +621,14 @@ def run(args: argparse.Namespace) -> int:
         inputs = model.inputs
     else:
         inputs = make_inputs(func, named, args.seed, model.params)
+    args.profile = bool(args.profile or args.trace or args.times_json)
+    if args.profile and args.executor == "interpreter":
+        raise RunError("--profile times compiled kernels: it needs --executor llvm")
     executor, note = choose_executor(args.executor)
     try:
         compiled = compile_model(model, args, executor)
     except LLVMBuildError as e:
-        if args.executor != "auto":
+        if args.executor != "auto" or args.profile:
             raise
         print(
             f"{PROG}: note: {e.message}; running the reference interpreter instead",
@@ -633,7 +662,7 @@ def run(args: argparse.Namespace) -> int:
 
     latencies: list[float] = []
     outputs: list[Any] = []
-    run_once, threads = prepare(
+    run_once, threads, executor_module = prepare(
         compiled, func, inputs, entry, model.params, args.threads
     )
     for _ in range(args.repeat):
@@ -654,6 +683,8 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"run latency: {median * 1e3:.2f} ms median of {args.repeat} run(s){on}{spread}"
     )
+    if args.profile:
+        _report_profile(executor_module, args)
     if args.output_dir is not None:
         out_dir = Path(args.output_dir)
         try:
@@ -666,6 +697,25 @@ def run(args: argparse.Namespace) -> int:
     for line in compare(outputs, args.expected, args.rtol, args.atol):
         print(line)
     return 0
+
+
+def _report_profile(m: Any, args: argparse.Namespace) -> None:
+    """Run ``--repeat`` times more with the profile read, print the table of the
+    median run, write its trace and its times JSON where asked."""
+    profile = m.profile(args.repeat)
+    print(f"profile (median of {args.repeat} run(s), kernels slowest first):")
+    print(profile.table())
+    for path, write, what in (
+        (args.trace, profile.write_trace, "Chrome trace"),
+        (args.times_json, profile.write_times, "kernel times"),
+    ):
+        if path is None:
+            continue
+        try:
+            write(path)
+        except OSError as e:
+            raise RunError(f"cannot write {path}: {e.strerror or e}") from e
+        print(f"wrote the {what} to {path}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

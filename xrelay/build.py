@@ -59,6 +59,7 @@ def build(
     keep_mlir: bool = False,
     num_threads: int | None = None,
     cache: bool = True,
+    profile: bool = False,
 ) -> Library:
     """Compile ``mod`` (a ``relay.IRModule`` or ``builtin.module``) for the host CPU.
 
@@ -76,6 +77,9 @@ def build(
     ``cache``: look the build up in the compile cache, and store it there
     (:mod:`xrelay.runtime.cache`; ``$XRELAY_CACHE_DIR``). A build whose PassContext
     has instruments is never cached.
+    ``profile``: a profiled build, timing every kernel call (``lib.create().profile()``
+    gives the times, :mod:`xrelay.runtime.profile`); without it the code has no
+    timing at all, and ``lib.create(profile=True)`` builds the profiled variant then.
     """
     from xrelay.runtime.threads import requested_threads
 
@@ -96,12 +100,16 @@ def build(
     if cache and not ctx.instruments:
         with stage("cache lookup"):
             key = compile_cache.build_key(_module_op(mod), params, entry, ctx)
+            if profile:
+                key += "-profile"
         with stage("cache load"):
             hit = compile_cache.load(key, need_memref_ir=keep_mlir)
             if hit is not None:
-                return Library(
+                lib = Library(
                     hit.spec, hit.llvm_ir, hit.memref_ir, num_threads, hit.object_code
                 )
+                _remember_rebuild(lib, mod, params, entry, ctx, entered, num_threads)
+                return lib
     # $XRELAY_REPRODUCER_DIR: a failing pass leaves a crash reproducer there
     repro = CrashReproducer.from_environment(["relay-optimize"])
     if repro is not None:
@@ -114,10 +122,14 @@ def build(
         ):
             module = optimize_module(mod, params)
         # the optimised module is build's own copy: lowered in place, and let go of
-        lowered = lower_model(module, entry, keep_mlir=keep_mlir, in_place=True)
+        lowered = lower_model(
+            module, entry, keep_mlir=keep_mlir, in_place=True, profile=profile
+        )
         del module
         stage_boundary()
     lib = Library(lowered.spec, lowered.llvm_ir, lowered.memref_ir, num_threads)
+    if not profile:
+        _remember_rebuild(lib, mod, params, entry, ctx, entered, num_threads)
     if key is not None:
         with stage("cache store"):
             compile_cache.store(
@@ -130,6 +142,29 @@ def build(
                 ),
             )
     return lib
+
+
+def _remember_rebuild(
+    lib: Library,
+    mod: Any,
+    params: Mapping[str, Any] | None,
+    entry: str,
+    ctx: Any,
+    entered: bool,
+    num_threads: int | None,
+) -> None:
+    """Let ``lib.create(profile=True)`` build the profiled variant of the same
+    module in the same PassContext."""
+    if lib.spec.profile is not None:
+        return
+
+    def rebuild() -> Any:
+        with nullcontext() if not entered else ctx:
+            return build(
+                mod, params=params, entry=entry, num_threads=num_threads, profile=True
+            ).executable
+
+    lib.rebuild_profiled = rebuild
 
 
 class _CallableModule(types.ModuleType):

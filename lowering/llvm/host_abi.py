@@ -10,7 +10,9 @@ Before memrefs become pointers, the host function's globals are replaced:
 * ``memref.view %arena[%offset]`` → the arena pointer plus ``%offset`` bytes;
 * ``memref.get_global @xrelay_status`` (the run's status block, :mod:`xrelay.status`)
   → the arena pointer plus the arena's size: the executor's arena buffer has
-  :data:`~xrelay.status.STATUS_BYTES` more bytes for it.
+  :data:`~xrelay.status.STATUS_BYTES` more bytes for it;
+* ``memref.get_global @xrelay_profile`` (a profiled build's timing buffer) → the
+  arena pointer plus the arena's size plus ``STATUS_BYTES``.
 
 The ``memref.global`` ops disappear. After the conversion to ``llvm``,
 :func:`add_entry_point` adds ``xrelay_run(void **args, tid, nthreads, team)``, one
@@ -36,9 +38,16 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.lowering.errors import LoweringError
-from xrelay.lowering.graph import HOST_ATTR, STATUS, THREAD_ARGS, WEIGHT_PREFIX
+from xrelay.lowering.graph import (
+    HOST_ATTR,
+    PROFILE,
+    STATUS,
+    THREAD_ARGS,
+    WEIGHT_PREFIX,
+)
 from xrelay.lowering.llvm.threads import ENTRY, RUN
 from xrelay.lowering.memory_plan import ARENA, arena_size, host_function
+from xrelay.status import STATUS_BYTES
 
 
 def weight_globals(module: ModuleOp) -> list[memref.GlobalOp]:
@@ -82,13 +91,12 @@ def lower_host_abi(module: ModuleOp) -> None:
             b = Builder(InsertPoint.before(op))
             if name == ARENA:
                 value = _from_llvm_pointer(b, arena, ty)
-            elif name == STATUS:
+            elif name in (STATUS, PROFILE):
                 cast = b.insert(
                     UnrealizedConversionCastOp.get([arena], [ptr.PtrType()])
                 )
-                offset = b.insert(
-                    arith.ConstantOp.from_int_and_width(status_offset, IndexType())
-                )
+                at = status_offset + (STATUS_BYTES if name == PROFILE else 0)
+                offset = b.insert(arith.ConstantOp.from_int_and_width(at, IndexType()))
                 moved = b.insert(ptr.PtrAddOp(cast.results[0], offset.result)).result
                 value = b.insert(ptr.FromPtrOp(moved, ty)).res
             elif name in weights:

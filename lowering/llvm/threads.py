@@ -44,6 +44,11 @@ thread's share of a run (made from the host by
 BARRIER = "xrelay_barrier"
 CLAIM = "xrelay_claim"
 RESET = "xrelay_reset"
+CLOCK = "xrelay_clock"
+"""``int64_t xrelay_clock(void)``: ``CLOCK_MONOTONIC`` in nanoseconds, for profiled
+builds (declared by their host only)."""
+CLOCK_MONOTONIC = 1
+"""Linux's id of the monotonic clock."""
 
 I64 = ir.IntType(64)
 I32 = ir.IntType(32)
@@ -198,6 +203,26 @@ def add_chunks(module: ir.Module) -> None:
         b.ret_void()
 
 
+def add_clock(module: ir.Module) -> None:
+    """Define ``xrelay_clock`` where the module declares it (a profiled build):
+    ``clock_gettime(CLOCK_MONOTONIC)`` as nanoseconds (a vDSO call, some tens of
+    nanoseconds)."""
+    clock = module.globals.get(CLOCK)
+    if not isinstance(clock, ir.Function) or not clock.is_declaration:
+        return
+    clock.linkage = "internal"
+    timespec = ir.LiteralStructType([I64, I64])
+    gettime = _function(module, "clock_gettime", I32, [I32, PTR])
+    b = ir.IRBuilder(clock.append_basic_block("entry"))
+    ts = _alloca(b, timespec)
+    b.call(gettime, [I32(CLOCK_MONOTONIC), ts])
+    sec_at = b.gep(ts, [I32(0), I32(0)], inbounds=True, source_etype=timespec)
+    nsec_at = b.gep(ts, [I32(0), I32(1)], inbounds=True, source_etype=timespec)
+    sec = b.load(sec_at, typ=I64)
+    nsec = b.load(nsec_at, typ=I64)
+    b.ret(b.add(b.mul(sec, I64(1_000_000_000)), nsec))
+
+
 def add_team(module: ir.Module) -> ir.Function:
     """Define ``xrelay_entry(args, nthreads)`` (see the module docstring) around the
     ``xrelay_run`` already in ``module``."""
@@ -206,6 +231,7 @@ def add_team(module: ir.Module) -> ir.Function:
         raise LookupError(f"the module has no @{RUN}")
     add_barrier(module)
     add_chunks(module)
+    add_clock(module)
     pthread_create = _function(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
     pthread_join = _function(module, "pthread_join", I32, [I64, PTR])
 
@@ -323,11 +349,13 @@ def runtime_ir(triple: str = "") -> str:
 __all__ = [
     "BARRIER",
     "CLAIM",
+    "CLOCK",
     "ENTRY",
     "RESET",
     "RUN",
     "add_barrier",
     "add_chunks",
+    "add_clock",
     "add_team",
     "runtime_ir",
 ]
