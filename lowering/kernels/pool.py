@@ -143,6 +143,21 @@ def _plane_fold(
     op = cx.op
     assert isinstance(op, pooling.Pool2DBase)
     kb = cx.kb
+    blocked = op.blocked() if isinstance(op, pooling.GlobalPool2D) else None
+    if blocked is not None:
+        # channels in blocks (NCHW16c): the output index with H and W swept
+        hp, wp = blocked.index_of("H"), blocked.index_of("W")
+        h, w = cx.operand(0).shape[hp], cx.operand(0).shape[wp]
+
+        def row(y: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            def tap(x: Index, inner: list[SSAValue]) -> list[SSAValue]:
+                at = list(idx)
+                at[hp], at[wp] = y, x
+                return combine(inner, cx.operand(0).at(at))
+
+            return kb.fold_loop(0, w, carried, tap)
+
+        return kb.fold_loop(0, h, inits, row)
     layout, out_layout = op.layouts()
     n, c, _, _ = to_nchw(idx, out_layout)
     _, _, h, w = to_nchw(cx.operand(0).shape, layout)
@@ -174,7 +189,12 @@ def _global_avg(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     total = _plane_fold(
         cx, idx, None, [kb.zero(acc)], lambda c, v: [kb.add(c[0], kb.cast(v, dt, acc))]
     )[0]
-    _, _, h, w = to_nchw(cx.operand(0).shape, op.layouts()[0])
+    blocked = op.blocked() if isinstance(op, pooling.GlobalPool2D) else None
+    if blocked is not None:
+        shape = cx.operand(0).shape
+        h, w = shape[blocked.index_of("H")], shape[blocked.index_of("W")]
+    else:
+        _, _, h, w = to_nchw(cx.operand(0).shape, op.layouts()[0])
     assert isinstance(h, int)
     assert isinstance(w, int)
     return _divide_by_count(kb, total, max(h * w, 1), dt)
