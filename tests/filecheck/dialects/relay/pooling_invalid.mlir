@@ -63,6 +63,30 @@ func.func @f(%a0: tensor<1x3x8x8xf32>) {
 
 // -----
 
+func.func @f(%a0: tensor<1x2x8x8x16xf32>) {
+  // CHECK: relay.nn.global_avg_pool2d: out_layout 'NCHW' must be the blocked layout 'NCHW16c' of the data (or empty)
+  %r = relay.nn.global_avg_pool2d %a0 {layout = "NCHW16c", out_layout = "NCHW"} : (tensor<1x2x8x8x16xf32>) -> tensor<*xf32>
+  func.return
+}
+
+// -----
+
+func.func @f(%a0: tensor<1x2x8x8x8xf32>) {
+  // CHECK: relay.nn.global_max_pool2d: the channel block of 'NCHW16c' is 16, got shape [1, 2, 8, 8, 8]
+  %r = relay.nn.global_max_pool2d %a0 {layout = "NCHW16c"} : (tensor<1x2x8x8x8xf32>) -> tensor<*xf32>
+  func.return
+}
+
+// -----
+
+func.func @f(%a0: tensor<1x2x8x8xf32>) {
+  // CHECK: relay.nn.global_max_pool2d: layout 'NCHW16c' needs a rank-5 tensor, got shape [1, 2, 8, 8]
+  %r = relay.nn.global_max_pool2d %a0 {layout = "NCHW16c"} : (tensor<1x2x8x8xf32>) -> tensor<*xf32>
+  func.return
+}
+
+// -----
+
 func.func @f(%a0: tensor<3x8x8xf32>) {
   // CHECK: relay.nn.global_max_pool2d: layout 'NCHW' needs a rank-4 tensor, got shape [3, 8, 8]
   %r = relay.nn.global_max_pool2d %a0 : (tensor<3x8x8xf32>) -> tensor<*xf32>

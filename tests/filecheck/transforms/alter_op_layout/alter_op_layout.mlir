@@ -118,6 +118,25 @@ func.func @sum_and_pool(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>) -> (te
 
 // -----
 
+// A global pool keeps the blocked layout of its producer (every channel pooled on its
+// own): no transform before it, the pooled [1, 1, 1, 1, 8] goes on blocked into the
+// next convolution (an SE gate's squeeze).
+// CHECK-LABEL: func.func @global_pool_blocked
+// CHECK:         %[[C:.*]] = relay.nn.contrib_conv2d_NCHWc {{.*}} -> tensor<1x1x4x4x8xf32>
+// CHECK-NEXT:    %[[P:.*]] = relay.nn.global_avg_pool2d %[[C]] {layout = "NCHW8c"} : (tensor<1x1x4x4x8xf32>) -> tensor<1x1x1x1x8xf32>
+// CHECK-NEXT:    %[[M:.*]] = relay.nn.global_max_pool2d %[[C]] {layout = "NCHW8c"} : (tensor<1x1x4x4x8xf32>) -> tensor<1x1x1x1x8xf32>
+// CHECK-NOT:     layout_transform %[[C]]
+// CHECK:         relay.nn.contrib_conv2d_NCHWc %[[P]]
+func.func @global_pool_blocked(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>) -> (tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>) {
+  %0 = relay.nn.conv2d %x, %w : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %1 = relay.nn.global_avg_pool2d %0 : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+  %2 = relay.nn.global_max_pool2d %0 : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+  %3 = relay.nn.conv2d %1, %w : (tensor<1x8x1x1xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  func.return %3, %2 : tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>
+}
+
+// -----
+
 // Does not fire: channels without a block > 1 (3 -> 5), a grouped convolution, an
 // NHWC convolution, a dense with 7 units, a dense on a vector.
 // CHECK-LABEL: func.func @not_altered
