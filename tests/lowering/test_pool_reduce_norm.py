@@ -89,14 +89,16 @@ def _blocked(x: Any, block: int) -> Any:
     return x.reshape(n, c // block, block, h, w).transpose(0, 1, 3, 4, 2).copy()
 
 
-def _semantics(cls: Any, x: Any, layout: str) -> Any:
+def _semantics(
+    cls: Any, x: Any, layout: str, attrs: dict[str, Any] | None = None
+) -> Any:
     """The op's numpy semantics on ``x`` (its type relation checked first)."""
     from xdsl.ir import Block
 
     from xrelay.dialects.relay.testing import type_of
 
     block = Block(arg_types=[type_of(x)])
-    op = cls.make([block.args[0]], {"layout": layout})
+    op = cls.make([block.args[0]], {**(attrs or {}), "layout": layout})
     op.verify()
     return op.evaluate(x)[0]
 
@@ -119,6 +121,31 @@ def test_global_pooling_on_blocked_channels(rng: Gen, check: Check, case: Any):
         )
         cases.append(case(pl.GlobalAvgPool2DOp, [xb], {"layout": layout}))
         cases.append(case(pl.GlobalMaxPool2DOp, [xb], {"layout": layout}))
+    check(cases)
+
+
+def test_window_pooling_on_blocked_channels(rng: Gen, check: Check, case: Any):
+    """NCHW{k}c max/avg pools (padding, strides, ceil mode, count_include_pad) give
+    the NCHW pool laid out as NCHW{k}c."""
+    cases = []
+    for shape, block, attrs in (
+        ((1, 32, 9, 7), 16, {"pool_size": [3, 3], "strides": [2, 2], "padding": [1, 1, 1, 1]}),
+        ((2, 8, 6, 5), 4, {"pool_size": [2, 2], "strides": [2, 2], "ceil_mode": True}),
+        ((1, 6, 5, 5), 3, {"pool_size": [3, 2], "padding": [1, 0, 1, 1], "count_include_pad": True}),
+    ):  # fmt: skip
+        x = _x(rng, *shape)
+        xb = _blocked(x, block)
+        layout = f"NCHW{block}c"
+        for cls in (pl.MaxPool2DOp, pl.AvgPool2DOp):
+            a = {
+                k: v
+                for k, v in attrs.items()
+                if cls is pl.AvgPool2DOp or k != "count_include_pad"
+            }
+            plain = _semantics(cls, x, "NCHW", a)
+            got = _semantics(cls, xb, layout, a)
+            np.testing.assert_allclose(got, _blocked(plain, block), rtol=1e-6)
+            cases.append(case(cls, [xb], {**a, "layout": layout}))
     check(cases)
 
 

@@ -48,8 +48,16 @@ func.func @f(%a0: tensor<1x3x8x8xf32>) {
 // -----
 
 func.func @f(%a0: tensor<1x3x8x8xf32>) {
-  // CHECK: relay.nn.avg_pool2d: layout 'NCHW16c' is not supported (expected a permutation of 'NCHW')
+  // CHECK: relay.nn.avg_pool2d: layout 'NCHW16c' needs a rank-5 tensor, got shape [1, 3, 8, 8]
   %r = relay.nn.avg_pool2d %a0 {layout = "NCHW16c"} : (tensor<1x3x8x8xf32>) -> tensor<*xf32>
+  func.return
+}
+
+// -----
+
+func.func @f(%a0: tensor<1x3x8x8xf32>) {
+  // CHECK: relay.nn.avg_pool2d: layout 'NCHW16h' is not supported (expected a permutation of 'NCHW')
+  %r = relay.nn.avg_pool2d %a0 {layout = "NCHW16h"} : (tensor<1x3x8x8xf32>) -> tensor<*xf32>
   func.return
 }
 
