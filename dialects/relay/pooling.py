@@ -255,7 +255,6 @@ class BlockedChannels(Pool2DBase):
         return super().infer_correct_layout(new_layouts, old_layouts, old_types)
 
 
-
 # ---------------------------------------------------------------------------------------
 # Windowed pooling
 # ---------------------------------------------------------------------------------------
