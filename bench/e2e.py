@@ -18,6 +18,8 @@ Per model (each in a fresh subprocess, so that memory figures are its own):
   and GFLOP/s = 2 * MACs (``manifest.json``) / latency; ``1-thr ms``: the same on
   one thread;
 * ``numpy ms`` / ``ort ms``: the same for the peers, and the ratio xrelay / peer;
+  onnxruntime runs on xrelay's thread count (``1-thr ort``: on one thread, against
+  xrelay's ``1-thr ms``); xrelay and onnxruntime are timed in alternating blocks;
 * ``peak MB``: peak resident memory above the process's size before importing the
   model (import, build and runs), and the model's weight size for scale;
 * ``max err``: largest difference from the model's reference outputs (all of them).
@@ -60,6 +62,23 @@ def _median_ms(fn: Any, runs: int) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1e3
+
+
+def _blocks_ms(fns: list[Any], runs: int, blocks: int = 5) -> list[float]:
+    """Median latency of each of ``fns`` over ``runs`` runs, measured in
+    ``blocks`` alternating blocks (so that a change of load on the machine hits
+    every peer alike)."""
+    for fn in fns:
+        fn()
+    per = max(1, runs // blocks)
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(blocks):
+        for fn, ts in zip(fns, times, strict=True):
+            for _ in range(per):
+                start = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - start)
+    return [statistics.median(ts) * 1e3 for ts in times]
 
 
 def model_names(models: Path) -> list[str]:
@@ -131,7 +150,7 @@ def measure(
         m.set_num_threads(threads)
     for k, a in enumerate(inputs):
         m.set_input(k, a)
-    xrelay_ms = _median_ms(m.run, runs)
+    m.run()
     err = max(
         float(np.max(np.abs(m.get_output(k) - ref))) for k, ref in enumerate(refs)
     )
@@ -140,7 +159,6 @@ def measure(
     one.set_num_threads(1)
     for k, a in enumerate(inputs):
         one.set_input(k, a)
-    one_ms = _median_ms(one.run, runs)
 
     numpy_ms: float | None = None
     if len(inputs) == 1:
@@ -149,14 +167,32 @@ def measure(
             numpy_ms = _median_ms(lambda: peer(inputs[0]), runs)
         except Exception:  # the numpy peer knows the small CNNs' ops only
             numpy_ms = None
+    ort_ms: float | None = None
+    ort_one_ms: float | None = None
     try:
         import onnxruntime as ort  # pyright: ignore[reportMissingImports]
-
-        sess = ort.InferenceSession(str(spec["onnx"]))
-        feed = {i.name: a for i, a in zip(sess.get_inputs(), inputs, strict=True)}
-        ort_ms: float | None = _median_ms(lambda: sess.run(None, feed), runs)
     except ImportError:
-        ort_ms = None
+        xrelay_ms, one_ms = _blocks_ms([m.run, one.run], runs)
+    else:
+
+        def session(nthreads: int) -> Any:
+            opts = ort.SessionOptions()  # pyright: ignore
+            opts.intra_op_num_threads = nthreads  # pyright: ignore
+            opts.inter_op_num_threads = 1  # pyright: ignore
+            return ort.InferenceSession(str(spec["onnx"]), opts)  # pyright: ignore
+
+        sess, sess1 = session(m.num_threads), session(1)
+        names = [i.name for i in sess.get_inputs()]  # pyright: ignore
+        feed = dict(zip(names, inputs, strict=True))  # pyright: ignore
+        xrelay_ms, ort_ms, one_ms, ort_one_ms = _blocks_ms(
+            [
+                m.run,
+                lambda: sess.run(None, feed),  # pyright: ignore
+                one.run,
+                lambda: sess1.run(None, feed),  # pyright: ignore
+            ],
+            runs,
+        )
     return {
         "model": name,
         "macs": spec["macs"],
@@ -167,6 +203,7 @@ def measure(
         "one_thread_ms": one_ms,
         "numpy_ms": numpy_ms,
         "ort_ms": ort_ms,
+        "ort_one_thread_ms": ort_one_ms,
         "peak_mb": peak / 1e6,
         "arena_mb": lib.spec.arena_size / 1e6,
         "max_err": err,
@@ -193,6 +230,7 @@ def report(rows: list[dict[str, Any]]) -> None:
         f"{'model':<{width}}{'compile s':>10}{'thr':>4}{'xrelay ms':>11}{'GFLOP/s':>9}"
         f"{'1-thr ms':>10}"
         f"{'numpy ms':>10}{'GFLOP/s':>9}{'x/numpy':>9}{'ort ms':>9}{'x/ort':>8}"
+        f"{'1-thr ort':>10}{'x/ort 1t':>9}"
         f"{'peak MB':>9}{'weights':>9}{'max err':>10}"
     )
     print(head)
@@ -205,6 +243,8 @@ def report(rows: list[dict[str, Any]]) -> None:
             f"{_gflops(r['macs'], r['numpy_ms']):>9}"
             f"{_ratio(r['xrelay_ms'], r['numpy_ms']):>9}{_ms(r['ort_ms']):>9}"
             f"{_ratio(r['xrelay_ms'], r['ort_ms']):>8}"
+            f"{_ms(r['ort_one_thread_ms']):>10}"
+            f"{_ratio(r['one_thread_ms'], r['ort_one_thread_ms']):>9}"
             f"{r['peak_mb']:>9.1f}{r['weights_mb']:>9.1f}{r['max_err']:>10.2e}"
         )
     if rows and rows[0]["ort_ms"] is None:

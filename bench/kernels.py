@@ -158,6 +158,14 @@ def _global_pool(shape: tuple[int, ...]) -> Callable[[Any], Any]:
     return build
 
 
+def _layout(shape: tuple[int, ...], src: str, dst: str) -> Callable[[Any], Any]:
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=shape, dtype="float32")
+        return relay.layout_transform(x, src, dst), [_rand(*shape)]
+
+    return build
+
+
 def _conv(
     c: int, hw: int, k: int, stride: int, groups: int, oc: int | None = None
 ) -> Callable[[Any], Any]:
@@ -201,7 +209,15 @@ def cases() -> list[Case]:
         Case("normalize", "layer_norm [1,128,768]", _layer_norm((1, 128, 768))),
         Case("reduce", "mean [768,1024] axis -1", _mean((768, 1024))),
         Case("reduce", "global_avg_pool [1,256,56,56]", _global_pool((1, 256, 56, 56))),
-    ]
+        Case("layout", "NCHW->NCHW16c [1,96,112,112]",
+             _layout((1, 96, 112, 112), "NCHW", "NCHW16c")),
+        Case("layout", "NCHW16c->NCHW [1,6,112,112,16]",
+             _layout((1, 6, 112, 112, 16), "NCHW16c", "NCHW")),
+        Case("layout", "NCHW->NCHW3c [1,3,224,224]",
+             _layout((1, 3, 224, 224), "NCHW", "NCHW3c")),
+        Case("layout", "NCHW8c->NCHW16c [1,32,28,28,8]",
+             _layout((1, 32, 28, 28, 8), "NCHW8c", "NCHW16c")),
+    ]  # fmt: skip
     for c, hw, k, s in (
         (96, 56, 3, 1),
         (144, 56, 3, 2),

@@ -448,9 +448,12 @@ class _GroupLowering:
             if v in written and dest[v] is b:
                 continue
             src = self.source(sources, v, None)
+            written.add(v)
+            if isinstance(src, InlineSource) and src.lowering.write is not None:
+                if src.lowering.write(src.cx, [b]):
+                    continue
             with kb.parallel(b.shape) as idx:
                 kb.store(src.at(idx), b, idx)
-            written.add(v)
 
         positions = [i for i, v in enumerate(group.inputs) if v not in self.constants]
         return Kernel(

@@ -41,9 +41,11 @@ from xrelay.dialects.relay.base import (
     ints_prop,
     opt_ints_prop,
     ranked,
+    shape_str,
     str_prop,
     tensor,
 )
+from xrelay.dialects.relay.layout import Layout, transform_array
 from xrelay.dialects.relay.layout_rules import (
     InferredLayouts,
     LayoutConversionError,
@@ -172,12 +174,93 @@ def _is_nchw_permutation(layout: str) -> bool:
     return len(layout) == 4 and sorted(layout) == sorted("NCHW")
 
 
+def channel_blocked(layout: str) -> Layout | None:
+    """``layout`` when it is a permutation of ``NCHW`` with ``C`` split into blocks
+    (``NCHW16c``), else ``None``."""
+    parsed = layout_of(layout)
+    if (
+        parsed is None
+        or sorted(parsed.primal_letters) != sorted("NCHW")
+        or parsed.ndim != 5
+        or parsed.factor_of("C") <= 0
+    ):
+        return None
+    return parsed
+
+
+class BlockedChannels(Pool2DBase):
+    """Pools that take, besides the permutations of ``NCHW``, a layout with blocked
+    channels (``NCHW16c``, as AlterOpLayout gives their producer): every channel is
+    pooled on its own, so the result keeps the input's layout (``out_layout`` must
+    then be the same or empty)."""
+
+    def blocked(self) -> Layout | None:
+        """The input's layout when its channels are blocked (see the class)."""
+        layout = channel_blocked(get_str(self.layout))
+        if layout is None:
+            return None
+        out = get_str(self.out_layout)
+        if out and out != layout.name:
+            raise TypeRelationError(
+                f"out_layout '{out}' must be the blocked layout '{layout.name}' of the "
+                "data (or empty)"
+            )
+        return layout
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        layout = self.blocked()
+        if layout is None:
+            return super().type_relation(operand_types)
+        x = ranked(operand_types[0], "data")
+        shape = list(x.get_shape())
+        if len(shape) != layout.ndim:
+            raise TypeRelationError(
+                f"layout '{layout.name}' needs a rank-{layout.ndim} tensor, got shape "
+                f"{shape_str(shape)}"
+            )
+        factor = layout.factor_of("C")
+        if shape[layout.index_of("c")] != factor:
+            raise TypeRelationError(
+                f"the channel block of '{layout.name}' is {factor}, got shape "
+                f"{shape_str(shape)}"
+            )
+        hp, wp = layout.index_of("H"), layout.index_of("W")
+        shape[hp], shape[wp] = self.out_hw(shape[hp], shape[wp])
+        return [tensor(shape, x.get_element_type())]
+
+    def compute(self, *args: Any) -> Any:
+        layout = self.blocked()
+        if layout is None:
+            return super().compute(*args)
+        plain = self.pool(transform_array(args[0], layout, "NCHW"))
+        return transform_array(plain, "NCHW", layout)
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """As Relay's pools, and a producer's layout with blocked channels is kept
+        (no transform back to ``NCHW`` before the pool)."""
+        if (
+            new_layouts is not None
+            and new_layouts[0] is not None
+            and not get_str(self.out_layout)
+            and _is_nchw_permutation(get_str(self.layout))
+            and channel_blocked(new_layouts[0].name) is not None
+        ):
+            new = new_layouts[0]
+            return InferredLayouts((new,), (new,), {"layout": new.name})
+        return super().infer_correct_layout(new_layouts, old_layouts, old_types)
+
+
 # ---------------------------------------------------------------------------------------
 # Windowed pooling
 # ---------------------------------------------------------------------------------------
 
 
-class WindowPool2D(Pool2DBase, PaddedOp):
+class WindowPool2D(BlockedChannels, PaddedOp):
     """Pooling over ``pool_size`` windows moved by ``strides``."""
 
     pool_size = ints_prop((1, 1))
@@ -271,8 +354,9 @@ class AvgPool2DOp(WindowPool2D):
 # ---------------------------------------------------------------------------------------
 
 
-class GlobalPool2D(Pool2DBase):
-    """Pooling over the whole ``H x W`` plane: ``H`` and ``W`` become 1."""
+class GlobalPool2D(BlockedChannels):
+    """Pooling over the whole ``H x W`` plane: ``H`` and ``W`` become 1 (also on
+    blocked channels, see :class:`BlockedChannels`)."""
 
     def out_hw(self, h: int, w: int) -> tuple[int, int]:
         return 1, 1

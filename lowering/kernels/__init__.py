@@ -20,6 +20,7 @@ modules of this package register the lowerings when imported (:func:`load_all`);
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 from collections.abc import Callable, Sequence
@@ -141,6 +142,7 @@ class OpContext:
 
 ValueAt = Callable[[OpContext, int, list[Index]], SSAValue]
 Materialize = Callable[[OpContext, list[Buffer]], None]
+Write = Callable[[OpContext, list[Buffer]], bool]
 Epilogue = Callable[[SSAValue, list[Index]], SSAValue]
 """A function of an output element's value and index, giving the value to store."""
 WithEpilogue = Callable[[OpContext, Buffer, Epilogue], None]
@@ -163,6 +165,10 @@ class OpLowering:
     hot (a fused bias / activation)."""
     scratch: Scratch | None = None
     """The scratch buffers the emitters need (none by default)."""
+    write: Write | None = None
+    """Writes the result of an inlined pointwise op that is a kernel's output in a
+    loop order faster than the plain nest over the output (a layout transform's
+    blocked copy); may decline (returns ``False``): the plain nest is used."""
 
     def emit(self, cx: OpContext, outs: list[Buffer]) -> None:
         """Write every result of the op into ``outs``."""
@@ -192,6 +198,17 @@ def pointwise(
     def register(fn: ValueAt) -> ValueAt:
         for cls in op_classes:
             _LOWERINGS[cls] = OpLowering(value_at=fn, cheap=cheap)
+        return fn
+
+    return register
+
+
+def with_write(*op_classes: type[RelayOp]) -> Callable[[Write], Write]:
+    """Register the :attr:`OpLowering.write` of pointwise ``op_classes``."""
+
+    def register(fn: Write) -> Write:
+        for cls in op_classes:
+            _LOWERINGS[cls] = dataclasses.replace(_LOWERINGS[cls], write=fn)
         return fn
 
     return register

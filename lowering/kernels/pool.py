@@ -59,13 +59,29 @@ class _Window:
         op = cx.op
         assert isinstance(op, pooling.WindowPool2D)
         kb = cx.kb
-        layout, out_layout = op.layouts()
         (ph, pw), (sh, sw), (dh, dw), (pt, pl, pb, pr) = op.params()
-        n, c, oh, ow = to_nchw(out_idx, out_layout)
-        _, _, h, w = to_nchw(cx.operand(0).shape, layout)
+        blocked = op.blocked()
+        if blocked is not None:
+            # channels in blocks (NCHW16c): the output index with H and W moved
+            hp, wp = blocked.index_of("H"), blocked.index_of("W")
+            oh, ow = out_idx[hp], out_idx[wp]
+            h, w = cx.operand(0).shape[hp], cx.operand(0).shape[wp]
+
+            def at(y: Index, x: Index) -> list[Index]:
+                idx = list(out_idx)
+                idx[hp], idx[wp] = y, x
+                return idx
+        else:
+            layout, out_layout = op.layouts()
+            n, c, oh, ow = to_nchw(out_idx, out_layout)
+            _, _, h, w = to_nchw(cx.operand(0).shape, layout)
+
+            def at(y: Index, x: Index) -> list[Index]:
+                return from_nchw([n, c, y, x], layout)
+
         assert isinstance(h, int)
         assert isinstance(w, int)
-        self.kb, self.layout, self.n, self.c = kb, layout, n, c
+        self.kb, self.index_at = kb, at
         self.dilation = (dh, dw)
         self.start = (kb.isub(kb.imul(oh, sh), pt), kb.isub(kb.imul(ow, sw), pl))
         self.taps = (ph, pw)
@@ -86,7 +102,7 @@ class _Window:
 
             def tap(j: Index, inner: list[SSAValue]) -> list[SSAValue]:
                 x = kb.iadd(self.start[1], kb.imul(j, self.dilation[1]))
-                v = cx.operand(0).at(from_nchw([self.n, self.c, y, x], self.layout))
+                v = cx.operand(0).at(self.index_at(y, x))
                 return combine(inner, v)
 
             return kb.fold_loop(self.w_range[0], self.w_range[1], carried, tap)
@@ -143,6 +159,21 @@ def _plane_fold(
     op = cx.op
     assert isinstance(op, pooling.Pool2DBase)
     kb = cx.kb
+    blocked = op.blocked() if isinstance(op, pooling.BlockedChannels) else None
+    if blocked is not None:
+        # channels in blocks (NCHW16c): the output index with H and W swept
+        hp, wp = blocked.index_of("H"), blocked.index_of("W")
+        h, w = cx.operand(0).shape[hp], cx.operand(0).shape[wp]
+
+        def row(y: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            def tap(x: Index, inner: list[SSAValue]) -> list[SSAValue]:
+                at = list(idx)
+                at[hp], at[wp] = y, x
+                return combine(inner, cx.operand(0).at(at))
+
+            return kb.fold_loop(0, w, carried, tap)
+
+        return kb.fold_loop(0, h, inits, row)
     layout, out_layout = op.layouts()
     n, c, _, _ = to_nchw(idx, out_layout)
     _, _, h, w = to_nchw(cx.operand(0).shape, layout)
@@ -174,7 +205,12 @@ def _global_avg(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     total = _plane_fold(
         cx, idx, None, [kb.zero(acc)], lambda c, v: [kb.add(c[0], kb.cast(v, dt, acc))]
     )[0]
-    _, _, h, w = to_nchw(cx.operand(0).shape, op.layouts()[0])
+    blocked = op.blocked() if isinstance(op, pooling.BlockedChannels) else None
+    if blocked is not None:
+        shape = cx.operand(0).shape
+        h, w = shape[blocked.index_of("H")], shape[blocked.index_of("W")]
+    else:
+        _, _, h, w = to_nchw(cx.operand(0).shape, op.layouts()[0])
     assert isinstance(h, int)
     assert isinstance(w, int)
     return _divide_by_count(kb, total, max(h * w, 1), dt)

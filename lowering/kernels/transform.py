@@ -17,8 +17,14 @@ from xdsl.ir import SSAValue
 from xrelay.dialects.relay import nn, transform
 from xrelay.dialects.relay.base import get_int, get_str
 from xrelay.dialects.relay.layout import Layout
-from xrelay.lowering.builder import Index, KernelBuilder
-from xrelay.lowering.kernels import OpContext, Source, broadcast_index, pointwise
+from xrelay.lowering.builder import Buffer, Index, KernelBuilder
+from xrelay.lowering.kernels import (
+    OpContext,
+    Source,
+    broadcast_index,
+    pointwise,
+    with_write,
+)
 from xrelay.status import code_of
 
 IndexMap = Callable[[OpContext, list[Index]], list[Index]]
@@ -153,6 +159,56 @@ def _layout_map(cx: OpContext, idx: list[Index]) -> list[Index]:
 
 
 pointwise(transform.LayoutTransformOp)(_gather(_layout_map))
+
+MAX_UNROLLED_BLOCK = 64
+"""Largest channel block :func:`_blocked_copy` unrolls (larger: the plain nest)."""
+
+
+def _block_pair(src: Layout, dst: Layout) -> tuple[Layout, Layout, str] | None:
+    """``(plain, blocked, letter)`` when one layout is the other with one axis split
+    and its sub-axis appended last (``NCHW`` / ``NCHW16c``), else ``None``."""
+    for plain, blocked in ((src, dst), (dst, src)):
+        if blocked.ndim != plain.ndim + 1 or plain.primal != plain:
+            continue
+        last = blocked.axes[-1]
+        if last.is_primal or not 0 < (last.factor or 0) <= MAX_UNROLLED_BLOCK:
+            continue
+        if Layout(blocked.axes[:-1]) == plain:
+            return plain, blocked, last.letter.upper()
+    return None
+
+
+@with_write(transform.LayoutTransformOp)
+def _blocked_copy(cx: OpContext, outs: list[Buffer]) -> bool:
+    """``NCHW`` <-> ``NCHW{f}c`` (any plain layout and one axis split, its sub-axis
+    last): a nest over the blocked tensor without its sub-axis, shared out between
+    the threads, whose body moves the ``f`` elements of one block (unrolled). The
+    innermost loop walks the plain side contiguously and the blocked side as ``f``
+    interleaved streams, which LLVM vectorises as an interleaved access group (one
+    vector per plain stream, shuffled into ``f``-wide blocks), instead of one gather
+    per element."""
+    op = cx.op
+    assert isinstance(op, transform.LayoutTransformOp)
+    src = Layout.parse(get_str(op.src_layout))
+    dst = Layout.parse(get_str(op.dst_layout))
+    pair = _block_pair(src, dst)
+    if pair is None:
+        return False
+    plain, blocked, letter = pair
+    kb, out = cx.kb, outs[0]
+    axis = plain.index_of(letter)
+    factor = blocked.factor_of(letter)
+    blocked_shape = out.shape if dst is blocked else cx.operand(0).shape
+    with kb.parallel(blocked_shape[:-1]) as idx:
+        for j in range(factor):
+            plain_idx = list(idx)
+            plain_idx[axis] = kb.iadd(kb.imul(idx[axis], factor), j)
+            blocked_idx = [*idx, j]
+            if dst is blocked:
+                kb.store(cx.operand(0).at(plain_idx), out, blocked_idx)
+            else:
+                kb.store(cx.operand(0).at(blocked_idx), out, plain_idx)
+    return True
 
 
 def _select_chain(

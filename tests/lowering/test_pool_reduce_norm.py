@@ -83,6 +83,72 @@ def test_global_and_adaptive_pooling(rng: Gen, check: Check, case: Any):
     )
 
 
+def _blocked(x: Any, block: int) -> Any:
+    """An NCHW array laid out as NCHW{block}c (numpy only)."""
+    n, c, h, w = x.shape
+    return x.reshape(n, c // block, block, h, w).transpose(0, 1, 3, 4, 2).copy()
+
+
+def _semantics(
+    cls: Any, x: Any, layout: str, attrs: dict[str, Any] | None = None
+) -> Any:
+    """The op's numpy semantics on ``x`` (its type relation checked first)."""
+    from xdsl.ir import Block
+
+    from xrelay.dialects.relay.testing import type_of
+
+    block = Block(arg_types=[type_of(x)])
+    op = cls.make([block.args[0]], {**(attrs or {}), "layout": layout})
+    op.verify()
+    return op.evaluate(x)[0]
+
+
+def test_global_pooling_on_blocked_channels(rng: Gen, check: Check, case: Any):
+    """NCHW{k}c global pools (odd planes, one block, one-pixel plane) give the NCHW
+    pool laid out as NCHW{k}c: checked against numpy directly and lowered."""
+    cases = []
+    for shape, block in (((2, 48, 7, 5), 16), ((1, 8, 1, 1), 8), ((1, 12, 3, 9), 4)):
+        x = _x(rng, *shape)
+        xb = _blocked(x, block)
+        layout = f"NCHW{block}c"
+        avg = _semantics(pl.GlobalAvgPool2DOp, xb, layout)
+        mx = _semantics(pl.GlobalMaxPool2DOp, xb, layout)
+        np.testing.assert_allclose(
+            avg, _blocked(x.mean(axis=(2, 3), keepdims=True), block), rtol=1e-6
+        )
+        np.testing.assert_array_equal(
+            mx, _blocked(x.max(axis=(2, 3), keepdims=True), block)
+        )
+        cases.append(case(pl.GlobalAvgPool2DOp, [xb], {"layout": layout}))
+        cases.append(case(pl.GlobalMaxPool2DOp, [xb], {"layout": layout}))
+    check(cases)
+
+
+def test_window_pooling_on_blocked_channels(rng: Gen, check: Check, case: Any):
+    """NCHW{k}c max/avg pools (padding, strides, ceil mode, count_include_pad) give
+    the NCHW pool laid out as NCHW{k}c."""
+    cases = []
+    for shape, block, attrs in (
+        ((1, 32, 9, 7), 16, {"pool_size": [3, 3], "strides": [2, 2], "padding": [1, 1, 1, 1]}),
+        ((2, 8, 6, 5), 4, {"pool_size": [2, 2], "strides": [2, 2], "ceil_mode": True}),
+        ((1, 6, 5, 5), 3, {"pool_size": [3, 2], "padding": [1, 0, 1, 1], "count_include_pad": True}),
+    ):  # fmt: skip
+        x = _x(rng, *shape)
+        xb = _blocked(x, block)
+        layout = f"NCHW{block}c"
+        for cls in (pl.MaxPool2DOp, pl.AvgPool2DOp):
+            a = {
+                k: v
+                for k, v in attrs.items()
+                if cls is pl.AvgPool2DOp or k != "count_include_pad"
+            }
+            plain = _semantics(cls, x, "NCHW", a)
+            got = _semantics(cls, xb, layout, a)
+            np.testing.assert_allclose(got, _blocked(plain, block), rtol=1e-6)
+            cases.append(case(cls, [xb], {**a, "layout": layout}))
+    check(cases)
+
+
 REDUCTIONS = [red.SumOp, red.MeanOp, red.MaxOp, red.MinOp, red.ProdOp]
 
 

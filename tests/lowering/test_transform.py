@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from xrelay.dialects.relay import transform as tr
+from xrelay.dialects.relay.layout import transform_array
 
 Gen = np.random.Generator
 Check = Callable[[Sequence[Any]], None]
@@ -160,6 +161,43 @@ def test_layout_transform(rng: Gen, check: Check, case: Any):
                 tr.LayoutTransformOp,
                 [_x(rng, 8, 4, 3, 3)],
                 {"src_layout": "OIHW", "dst_layout": "OIHW2i4o"},
+            ),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("shape", "src", "dst"),
+    [
+        ((2, 48, 5, 7), "NCHW", "NCHW16c"),
+        ((1, 3, 5, 7, 16), "NCHW16c", "NCHW"),
+        ((1, 3, 9, 11), "NCHW", "NCHW3c"),
+        ((1, 1, 1, 1, 8), "NCHW8c", "NCHW"),
+        ((1, 17, 1, 3, 2), "NCHW2c", "NCHW"),
+        ((48,), "C", "C16c"),
+        ((3, 16), "C16c", "C"),
+        ((1, 5, 3, 32), "NHWC", "NHWC8c"),
+        ((1, 128, 2, 3), "NCHW", "NCHW128c"),
+        ((1, 2, 2, 3, 64), "NCHW64c", "NCHW"),
+    ],
+)
+def test_blocked_layout_copy(
+    shape: tuple[int, ...], src: str, dst: str, check: Check, case: Any
+):
+    """The blocked copy of a plain <-> blocked transform (odd planes, 1-sized
+    dims, blocks of 2 to 64, a block too large to unroll) in float32 and int32."""
+    rng = np.random.default_rng(len(shape) + shape[-1])
+    x = _x(rng, *shape)
+    np.testing.assert_array_equal(
+        transform_array(transform_array(x, src, dst), dst, src), x
+    )
+    check(
+        [
+            case(tr.LayoutTransformOp, [x], {"src_layout": src, "dst_layout": dst}),
+            case(
+                tr.LayoutTransformOp,
+                [x.astype(np.int32)],
+                {"src_layout": src, "dst_layout": dst},
             ),
         ]
     )

@@ -256,14 +256,17 @@ def test_alter_layout_prelu_and_bias_add_go_back():
     assert p.operands[0].type.get_shape() == (1, 8, 4, 4)  # type: ignore[attr-defined]
 
 
-def test_alter_layout_pool_goes_back():
-    """xrelay's pools take permutations of NCHW only: a blocked value goes back to
-    NCHW before a pool (Relay's test_alter_layout_pool keeps NCHW16c there)."""
+def test_alter_layout_pool_keeps_blocked():
+    """Relay's test_alter_layout_pool: the pool takes the blocked layout of its
+    producer (NCHW8c here); the only transform back to NCHW is after it."""
     x = var("x", (1, 8, 4, 4))
     y = relay.nn.relu(conv(x, weight((8, 8, 1, 1))))
     _, after = alter(relay.nn.avg_pool2d(y, pool_size=(2, 2)))
     order = names(after)
-    assert order.index("relay.nn.avg_pool2d") == order.index("relay.nn.relu") + 2
+    assert order.index("relay.nn.avg_pool2d") == order.index("relay.nn.relu") + 1
+    (pool,) = ops_named(after, "relay.nn.avg_pool2d")
+    assert prop_str(pool, "layout") == "NCHW8c"
+    assert ("NCHW8c", "NCHW") in transforms(after)
 
 
 def test_alter_op_dense():

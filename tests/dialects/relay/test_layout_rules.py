@@ -157,7 +157,13 @@ def test_pool_rule():
     assert got.attrs == {"layout": "NHWC"}
     blocked = ask(pool, ["NCHW8c"], ["NCHW"], [t(1, 8, 4, 4)])
     assert blocked is not None
-    assert names(blocked.inputs) == ["NCHW"]
+    assert names(blocked.inputs) == ["NCHW8c"]
+    assert names(blocked.outputs) == ["NCHW8c"]
+    assert blocked.attrs == {"layout": "NCHW8c"}
+    # H split: not a channel block, back to the original layout
+    split_h = ask(pool, ["NCHW2h"], ["NCHW"], [t(1, 8, 4, 4)])
+    assert split_h is not None
+    assert names(split_h.inputs) == ["NCHW"]
     fixed = op("nn.max_pool2d", pool_size=(2, 2), out_layout="NHWC")
     kept = ask(fixed, ["NHWC"], ["NCHW"], [t(1, 8, 4, 4)])
     assert kept is not None

@@ -48,8 +48,16 @@ func.func @f(%a0: tensor<1x3x8x8xf32>) {
 // -----
 
 func.func @f(%a0: tensor<1x3x8x8xf32>) {
-  // CHECK: relay.nn.avg_pool2d: layout 'NCHW16c' is not supported (expected a permutation of 'NCHW')
+  // CHECK: relay.nn.avg_pool2d: layout 'NCHW16c' needs a rank-5 tensor, got shape [1, 3, 8, 8]
   %r = relay.nn.avg_pool2d %a0 {layout = "NCHW16c"} : (tensor<1x3x8x8xf32>) -> tensor<*xf32>
+  func.return
+}
+
+// -----
+
+func.func @f(%a0: tensor<1x3x8x8xf32>) {
+  // CHECK: relay.nn.avg_pool2d: layout 'NCHW16h' is not supported (expected a permutation of 'NCHW')
+  %r = relay.nn.avg_pool2d %a0 {layout = "NCHW16h"} : (tensor<1x3x8x8xf32>) -> tensor<*xf32>
   func.return
 }
 
@@ -58,6 +66,30 @@ func.func @f(%a0: tensor<1x3x8x8xf32>) {
 func.func @f(%a0: tensor<1x3x8x8xf32>) {
   // CHECK: relay.nn.global_avg_pool2d: out_layout 'NCDHW' is not supported (expected a permutation of 'NCHW')
   %r = relay.nn.global_avg_pool2d %a0 {out_layout = "NCDHW"} : (tensor<1x3x8x8xf32>) -> tensor<1x3x1x1xf32>
+  func.return
+}
+
+// -----
+
+func.func @f(%a0: tensor<1x2x8x8x16xf32>) {
+  // CHECK: relay.nn.global_avg_pool2d: out_layout 'NCHW' must be the blocked layout 'NCHW16c' of the data (or empty)
+  %r = relay.nn.global_avg_pool2d %a0 {layout = "NCHW16c", out_layout = "NCHW"} : (tensor<1x2x8x8x16xf32>) -> tensor<*xf32>
+  func.return
+}
+
+// -----
+
+func.func @f(%a0: tensor<1x2x8x8x8xf32>) {
+  // CHECK: relay.nn.global_max_pool2d: the channel block of 'NCHW16c' is 16, got shape [1, 2, 8, 8, 8]
+  %r = relay.nn.global_max_pool2d %a0 {layout = "NCHW16c"} : (tensor<1x2x8x8x8xf32>) -> tensor<*xf32>
+  func.return
+}
+
+// -----
+
+func.func @f(%a0: tensor<1x2x8x8xf32>) {
+  // CHECK: relay.nn.global_max_pool2d: layout 'NCHW16c' needs a rank-5 tensor, got shape [1, 2, 8, 8]
+  %r = relay.nn.global_max_pool2d %a0 {layout = "NCHW16c"} : (tensor<1x2x8x8xf32>) -> tensor<*xf32>
   func.return
 }
 

@@ -102,18 +102,38 @@ func.func @matmul(%x: tensor<2x5x32xf32>, %y: tensor<32x4xf32>, %wt: tensor<3x32
 // -----
 
 // A reduction over C adapts (both parts of the split axis are reduced); the pool
-// cannot take a blocked layout, so its operand goes back to NCHW.
+// takes the blocked layout (channels pooled on their own), its result goes back to
+// NCHW at the return.
 // CHECK-LABEL: func.func @sum_and_pool
 // CHECK:         %[[C:.*]] = relay.nn.contrib_conv2d_NCHWc {{.*}} -> tensor<1x1x4x4x8xf32>
 // CHECK-NEXT:    %[[S:.*]] = relay.sum %[[C]] {axis = array<i64: 1, 4>} : (tensor<1x1x4x4x8xf32>) -> tensor<1x4x4xf32>
-// CHECK-NEXT:    %[[T:.*]] = relay.layout_transform %[[C]] {src_layout = "NCHW8c", dst_layout = "NCHW"} : (tensor<1x1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
-// CHECK-NEXT:    %[[P:.*]] = relay.nn.max_pool2d %[[T]]
-// CHECK-NEXT:    func.return %[[S]], %[[P]]
+// CHECK-NEXT:    %[[P:.*]] = relay.nn.max_pool2d %[[C]] {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>, layout = "NCHW8c"} : (tensor<1x1x4x4x8xf32>) -> tensor<1x1x2x2x8xf32>
+// CHECK-NEXT:    %[[T:.*]] = relay.layout_transform %[[P]] {src_layout = "NCHW8c", dst_layout = "NCHW"} : (tensor<1x1x2x2x8xf32>) -> tensor<1x8x2x2xf32>
+// CHECK-NEXT:    func.return %[[S]], %[[T]]
 func.func @sum_and_pool(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>) -> (tensor<1x4x4xf32>, tensor<1x8x2x2xf32>) {
   %0 = relay.nn.conv2d %x, %w : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   %1 = relay.sum %0 {axis = array<i64: 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4xf32>
   %2 = relay.nn.max_pool2d %0 {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x2x2xf32>
   func.return %1, %2 : tensor<1x4x4xf32>, tensor<1x8x2x2xf32>
+}
+
+// -----
+
+// A global pool keeps the blocked layout of its producer (every channel pooled on its
+// own): no transform before it, the pooled [1, 1, 1, 1, 8] goes on blocked into the
+// next convolution (an SE gate's squeeze).
+// CHECK-LABEL: func.func @global_pool_blocked
+// CHECK:         %[[C:.*]] = relay.nn.contrib_conv2d_NCHWc {{.*}} -> tensor<1x1x4x4x8xf32>
+// CHECK-NEXT:    %[[P:.*]] = relay.nn.global_avg_pool2d %[[C]] {layout = "NCHW8c"} : (tensor<1x1x4x4x8xf32>) -> tensor<1x1x1x1x8xf32>
+// CHECK-NEXT:    %[[M:.*]] = relay.nn.global_max_pool2d %[[C]] {layout = "NCHW8c"} : (tensor<1x1x4x4x8xf32>) -> tensor<1x1x1x1x8xf32>
+// CHECK-NOT:     layout_transform %[[C]]
+// CHECK:         relay.nn.contrib_conv2d_NCHWc %[[P]]
+func.func @global_pool_blocked(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>) -> (tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>) {
+  %0 = relay.nn.conv2d %x, %w : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %1 = relay.nn.global_avg_pool2d %0 : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+  %2 = relay.nn.global_max_pool2d %0 : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
+  %3 = relay.nn.conv2d %1, %w : (tensor<1x8x1x1xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  func.return %3, %2 : tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>
 }
 
 // -----
