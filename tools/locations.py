@@ -18,6 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation, TypeAttribute
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
@@ -55,7 +56,17 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         depth = len(self._name_spans)
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except VerifyException as e:
+            # a constraint checked while the op is built (e.g. "Unexpected attribute
+            # tuple<...>" for an operand type no constraint accepts): at the op's name
+            if len(self._name_spans) <= depth:
+                raise
+            span = self._name_spans[depth]
+            del self._name_spans[depth:]
+            message = next((ln for ln in str(e).splitlines() if ln.strip()), str(e))
+            raise ParseError(span, message.strip()) from e
         if len(self._name_spans) > depth:
             span = self._name_spans.pop()
             del self._name_spans[depth:]
