@@ -8,10 +8,11 @@ otherwise, and a non-zero exit code; the Python traceback is shown only with
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
@@ -71,8 +72,28 @@ def located(e: BaseException, module: ModuleOp | None) -> UserError:
     location, message = diagnose(e)
     if location is None and module is not None:
         if isinstance(e, DiagnosticException | PassVerificationError):
-            location = location_of(failing_op(module))
+            op = failing_op(module)
+            location = location_of(_redefinition(op, message) or op)
     return UserError(message, location)
+
+
+_REDEFINITION = re.compile(r'Redefinition of symbol "(.*)"')
+
+
+def _redefinition(table: Operation | None, message: str) -> Operation | None:
+    """For a symbol table's ``Redefinition of symbol "name"``: the second op of the
+    table that defines ``name`` (the table itself, a module, has no location)."""
+    match = _REDEFINITION.search(message)
+    if table is None or match is None or not table.regions:
+        return None
+    seen = False
+    for op in table.regions[0].ops:
+        sym = op.properties.get("sym_name") or op.attributes.get("sym_name")
+        if isinstance(sym, StringAttr) and sym.data == match.group(1):
+            if seen:
+                return op
+            seen = True
+    return None
 
 
 def _arg_spec_message(e: ArgSpecParseError) -> str:

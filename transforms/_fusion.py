@@ -381,20 +381,27 @@ class _Partitioner:
             self.merge(self.groups[node.index], target)
             stack.extend(consumer for consumer, _ in reversed(node.outputs))
 
-    def count_fused_nodes(self, child: Node, dom_parent: Node) -> int:
-        """How many nodes the dominator's group would have with ``child`` and the
-        nodes between them fused in (Relay counts each visited node's own group size)."""
+    def too_many_fused_nodes(self, child: Node, dom_parent: Node) -> bool:
+        """Whether the dominator's group would have more than ``max_depth`` nodes with
+        ``child`` and the nodes between them fused in (Relay counts each visited node's
+        own group size). The walk stops as soon as the count passes ``max_depth``:
+        a node whose post-dominator is far away (a constant shared by distant ops)
+        would otherwise cost a walk over everything in between, and the partition
+        quadratic time."""
         self.visited.clear()
         total = self.groups[dom_parent.index].find_root().num_nodes
+        limit = self.max_depth
         stack = [child]
         while stack:
+            if total > limit:
+                return True
             node = stack.pop()
             if node is dom_parent or node.index in self.visited:
                 continue
             self.visited.add(node.index)
             total += self.groups[node.index].num_nodes
             stack.extend(consumer for consumer, _ in node.outputs)
-        return total
+        return total > limit
 
     # -- the phases ---------------------------------------------------------------------
 
@@ -407,7 +414,7 @@ class _Partitioner:
             if node.extern_ref:
                 raise FusionError("an external reference has a post-dominator")
             sink = self.nodes[dom.parent]
-            if self.count_fused_nodes(node, sink) > self.max_depth:
+            if self.too_many_fused_nodes(node, sink):
                 continue
             sink_group = self.groups[sink.index]
             if phase == 2:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import ClassVar, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -166,10 +166,16 @@ class RelayRewrite(RewritePattern):
     replacement is committed only if its type equals the op's result type.
     """
 
+    OPS: ClassVar[tuple[type[Operation], ...]] = (RelayOp,)
+    """The op classes :meth:`rewrite` can apply to: others are skipped at the cost
+    of one ``isinstance`` (a pattern set is tried on every op of a large program)."""
+
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         raise NotImplementedError
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, self.OPS):
+            return
         if not isinstance(op, RelayOp) or len(op.results) != 1:
             return
         if tensor_type(op.results[0]) is None:
@@ -294,6 +300,15 @@ class ConcretizeLike(RelayRewrite):
     shape-explicit op (``zeros``, ``ones``, ``full``, ``reshape``, ``sum`` + ``reshape``,
     ``broadcast_to``): the ``like`` operand is no longer needed."""
 
+    OPS: ClassVar[tuple[type[Operation], ...]] = (
+        ZerosLikeOp,
+        OnesLikeOp,
+        FullLikeOp,
+        ReshapeLikeOp,
+        BroadcastToLikeOp,
+        CollapseSumLikeOp,
+    )
+
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         shape = static_shape(op.results[0])
         elem = elem_type(op.results[0])
@@ -337,6 +352,8 @@ def _collapse_sum_to(
 class ConcretizeCastLike(RelayRewrite):
     """``cast_like(x, y)`` → ``cast(x, dtype of y)`` (also for dynamic shapes)."""
 
+    OPS: ClassVar[tuple[type[Operation], ...]] = (CastLikeOp,)
+
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, CastLikeOp):
             return None
@@ -352,6 +369,8 @@ class ConcretizeCastLike(RelayRewrite):
 class SimplifyAdd(RelayRewrite):
     """``x + x`` → ``x * 2`` (not for ``i1``)."""
 
+    OPS: ClassVar[tuple[type[Operation], ...]] = (AddOp,)
+
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, AddOp) or op.lhs is not op.rhs:
             return None
@@ -364,6 +383,8 @@ class SimplifyAdd(RelayRewrite):
 
 class SimplifyRSqrt(RelayRewrite):
     """``x / sqrt(y)`` → ``x * rsqrt(y)``."""
+
+    OPS: ClassVar[tuple[type[Operation], ...]] = (DivideOp,)
 
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, DivideOp):
@@ -391,6 +412,13 @@ class EliminateIdentity(RelayRewrite):
     zero/one is a constant or a ``zeros``/``ones``(``_like``) op, and only when ``x``
     already has the result type (a zero that broadcasts ``x`` to a bigger shape stays)."""
 
+    OPS: ClassVar[tuple[type[Operation], ...]] = (
+        AddOp,
+        SubtractOp,
+        MultiplyOp,
+        DivideOp,
+    )
+
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, AddOp | SubtractOp | MultiplyOp | DivideOp):
             return None
@@ -415,6 +443,8 @@ class SwitchAddMultiply(RelayRewrite):
     """``(x + c1) * c2`` → ``x * c2 + (c1 * c2)`` with constants ``c1``, ``c2`` (and
     ``x`` not constant): multiply-then-add is what FoldScaleAxis folds."""
 
+    OPS: ClassVar[tuple[type[Operation], ...]] = (MultiplyOp,)
+
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, MultiplyOp):
             return None
@@ -432,6 +462,8 @@ class SwitchAddMultiply(RelayRewrite):
 class SimplifyAdjacentMultiplyOrAdd(RelayRewrite):
     """``(x * c1) * c2`` → ``x * (c1 * c2)`` and ``(x + c1) + c2`` → ``x + (c1 + c2)``
     with constants ``c1``, ``c2`` (the constant part folded now)."""
+
+    OPS: ClassVar[tuple[type[Operation], ...]] = (MultiplyOp, AddOp)
 
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, MultiplyOp | AddOp):
@@ -472,6 +504,8 @@ class FullElementwise(RelayRewrite):
     operand → the same op with a 0-d constant instead, when the other operand already
     has the result type."""
 
+    OPS: ClassVar[tuple[type[Operation], ...]] = (BinaryOp,)
+
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, BinaryOp) or op.PATTERN != OpPattern.BROADCAST:
             return None
@@ -495,6 +529,8 @@ class FullElementwise(RelayRewrite):
 class SimplifyReshape(RelayRewrite):
     """``reshape(reshape(x))`` → one ``reshape`` to the static result shape; a reshape
     whose result type is its input's is dropped."""
+
+    OPS: ClassVar[tuple[type[Operation], ...]] = (ReshapeOp,)
 
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, ReshapeOp):
@@ -540,6 +576,8 @@ class SimplifyTranspose(RelayRewrite):
     """Two consecutive ``transpose`` / ``layout_transform`` ops → one (a ``transpose``
     when both only permute axes, else a ``layout_transform`` with the combined source
     and destination layouts), or none when they cancel."""
+
+    OPS: ClassVar[tuple[type[Operation], ...]] = (TransposeOp, LayoutTransformOp)
 
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, TransposeOp | LayoutTransformOp):
@@ -597,6 +635,8 @@ class SimplifyNoOpTranspose(RelayRewrite):
     """A ``transpose`` by the identity permutation or a ``layout_transform`` from a
     layout to itself → its input."""
 
+    OPS: ClassVar[tuple[type[Operation], ...]] = (TransposeOp, LayoutTransformOp)
+
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if isinstance(op, LayoutTransformOp):
             same = Layout.parse(get_str(op.src_layout)) == Layout.parse(
@@ -626,6 +666,8 @@ def _cast_input(op: Operation | None) -> SSAValue | None:
 class SimplifySameCast(RelayRewrite):
     """``cast``/``cast_like`` to the dtype the data already has → the data."""
 
+    OPS: ClassVar[tuple[type[Operation], ...]] = (CastOp, CastLikeOp)
+
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         data = _cast_input(op)
         if data is None:
@@ -636,6 +678,8 @@ class SimplifySameCast(RelayRewrite):
 class SimplifyConsecutiveCast(RelayRewrite):
     """``cast(cast(x, t1), t2)`` → ``cast(x, t2)`` when the first cast keeps every value
     of ``x`` (a widening cast); a narrowing first cast stays."""
+
+    OPS: ClassVar[tuple[type[Operation], ...]] = (CastOp, CastLikeOp)
 
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         mid = _cast_input(op)
@@ -694,6 +738,8 @@ class SimplifyClipAndConsecutiveCast(RelayRewrite):
     ``i32`` clip to ``[0, 255]`` cast to ``u8`` and back to ``i32`` is just the clip, and
     an ``f32`` clip to ``[0, 255]`` cast to ``u8`` then ``i32`` is one cast to ``i32``."""
 
+    OPS: ClassVar[tuple[type[Operation], ...]] = (CastOp,)
+
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, CastOp):
             return None
@@ -720,6 +766,8 @@ class SimplifyClipAndConsecutiveCast(RelayRewrite):
 class SimplifyClip(RelayRewrite):
     """A ``clip`` whose range covers the whole range of the data's dtype → the data;
     ``clip(clip(x))`` with overlapping ranges → one clip with the intersection."""
+
+    OPS: ClassVar[tuple[type[Operation], ...]] = (ClipOp,)
 
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, ClipOp):
@@ -806,6 +854,8 @@ class SimplifyBinomial(RelayRewrite):
     SimplifyBinomial; the identities ``y*1``, ``1*z`` then go, so ``x*x + 2*x*y +
     y*y`` becomes ``(x + y) * (x + y)`` with the sum shared). Not applied when the
     roots are not real, or not integers for an integer dtype."""
+
+    OPS: ClassVar[tuple[type[Operation], ...]] = (AddOp,)
 
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
         if not isinstance(op, AddOp):

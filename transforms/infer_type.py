@@ -8,7 +8,7 @@ each function's signature takes its result types from its ``func.return``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from xdsl.dialects.builtin import FunctionType, ModuleOp
@@ -44,30 +44,45 @@ def infer_types(module: ModuleOp, analyses: AnalysisManager | None = None) -> No
     ``TYPES`` (its callees' signatures)."""
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
     done: set[str] = set()
-    active: list[str] = []
+    active: set[str] = set()
     am = analyses if analyses is not None else AnalysisManager()
 
     def signatures(callees: tuple[str, ...]) -> tuple[Attribute | None, ...]:
         return tuple(funcs[c].function_type if c in funcs else None for c in callees)
 
-    def visit(func: FuncOp) -> None:
-        name = func.sym_name.data
-        if name in done:
-            return
-        if name in active:  # recursion: the callee's declared signature is used as is
-            return
-        active.append(name)
-        callees = am.get(CALLEES, func)
-        for callee in callees:
-            if callee in funcs:
-                visit(funcs[callee])
+    def finish(func: FuncOp, callees: tuple[str, ...]) -> None:
         seen = signatures(callees)
         if am.cached(TYPES, func) != seen:
             infer_function(func)
             am.put(TYPES, func, seen)
             am.computed[TYPES.name] += 1
-        active.pop()
+        name = func.sym_name.data
+        active.discard(name)
         done.add(name)
+
+    def visit(root: FuncOp) -> None:
+        """Callees first, depth first with an explicit stack (a call chain thousands
+        deep must not hit Python's recursion limit). A function already on the
+        stack (recursion) is used with its declared signature."""
+        name = root.sym_name.data
+        if name in done or name in active:
+            return
+        active.add(name)
+        callees = tuple(am.get(CALLEES, root))
+        stack: list[tuple[FuncOp, tuple[str, ...], Iterator[str]]] = [
+            (root, callees, iter(callees))
+        ]
+        while stack:
+            func, callees, pending = stack[-1]
+            for callee in pending:
+                if callee in funcs and callee not in done and callee not in active:
+                    active.add(callee)
+                    inner = tuple(am.get(CALLEES, funcs[callee]))
+                    stack.append((funcs[callee], inner, iter(inner)))
+                    break
+            else:
+                stack.pop()
+                finish(func, callees)
 
     for func in funcs.values():
         visit(func)

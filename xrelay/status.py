@@ -26,6 +26,8 @@ CHECKS: dict[int, str] = {
     1: "relay.take",
     2: "relay.gather",
     3: "relay.gather_nd",
+    4: "relay.scatter_nd",
+    5: "relay.scatter_elements",
 }
 """Status code → the op whose check failed. 0 means no failure."""
 

@@ -1,11 +1,12 @@
 """Ops that write or mask elements by index: ``scatter_nd``, ``scatter_elements`` and
 ``trilu``.
 
-Index safety: an index read from the ``indices`` tensor is first counted from the end
-when negative (ONNX's rule) and then clamped into ``[0, dim - 1]`` (:func:`clamp_index`),
-in the reference semantics and in the kernels alike, so that no index in the data can
-make a kernel read or write outside a buffer. (A checked mode with a run-time status is
-Relay's ``mode`` attribute of ``take``; these ops do not have it.)
+Index safety: an index read from the ``indices`` tensor counts from the end when
+negative (ONNX's rule); one outside ``[-dim, dim)`` is an error (ONNX says so):
+:func:`checked_indices` raises :class:`~xrelay.status.IndexOutOfRangeError` in the
+reference semantics, and the kernels report it in the run status (see
+:mod:`xrelay.status`), so that no index in the data makes a kernel read or write
+outside a buffer. The first bad index in the row-major order of the updates is named.
 
 Duplicate indices are applied in the row-major order of the updates: with
 ``"update"`` the last one wins, the other reductions combine them all.
@@ -41,17 +42,24 @@ from xrelay.dialects.relay.base import (
     str_prop,
 )
 from xrelay.dialects.relay.dtypes import is_int
+from xrelay.status import index_error
 
 SCATTER_REDUCTIONS = ("update", "add", "mul", "min", "max")
 """How a scattered update combines with the element it lands on."""
 
 
-def clamp_index(idx: Array, size: int) -> Array:
-    """Indices read from data, made safe: a negative one counts from the end, then
-    every one is clamped into ``[0, size - 1]``."""
+def checked_indices(idx: Array, sizes: Sequence[int], op_name: str) -> Array:
+    """Indices read from data, ``idx[..., k]`` indexing a dim of ``sizes[k]``: a
+    negative one counts from the end; the first (row-major) one outside
+    ``[-size, size)`` raises :class:`~xrelay.status.IndexOutOfRangeError`."""
     idx = np.asarray(idx).astype(np.int64)
-    idx = np.where(idx < 0, idx + size, idx)
-    return np.clip(idx, 0, max(size - 1, 0))
+    sz = np.asarray(sizes, dtype=np.int64)
+    bad = (idx < -sz) | (idx >= sz)
+    if bad.any():
+        first = int(np.argmax(bad.reshape(-1)))
+        k = first % len(sizes)
+        raise index_error(op_name, int(idx.reshape(-1)[first]), sizes[k])
+    return np.where(idx < 0, idx + sz, idx)
 
 
 def _int_tensor(ty: TensorType, what: str) -> None:
@@ -94,7 +102,7 @@ class ScatterNDOp(RelayOp):
     ``out[indices[:, y], rest] = updates[y, rest]`` for every ``y``.
 
     ``mode``: ``"update"`` (the last duplicate wins), ``"add"``, ``"mul"``,
-    ``"min"``, ``"max"``. Indices are clamped into range (module docstring)."""
+    ``"min"``, ``"max"``. An index out of range is an error (module docstring)."""
 
     name = "relay.scatter_nd"
     data = operand_def(ANY_TENSOR)
@@ -138,9 +146,9 @@ class ScatterNDOp(RelayOp):
         out = x.copy()
         cols = idx.reshape(m, -1)
         rows = upd.reshape(cols.shape[1], *x.shape[m:])
-        safe = [clamp_index(cols[k], x.shape[k]) for k in range(m)]
+        safe = checked_indices(cols.T, x.shape[:m], self.name)
         for n in range(cols.shape[1]):
-            pos = tuple(int(s[n]) for s in safe)
+            pos = tuple(int(s) for s in safe[n])
             out[pos] = _combine(out[pos], rows[n], how)
         return out
 
@@ -153,8 +161,8 @@ class ScatterElementsOp(RelayOp):
     ``data``'s rank and no larger than ``data`` on the other axes.
 
     ``reduction``: ``"update"`` (the last duplicate wins), ``"add"``, ``"mul"``,
-    ``"min"``, ``"max"`` (Relay's ``"mean"`` is not provided). Indices are clamped
-    into range (module docstring)."""
+    ``"min"``, ``"max"`` (Relay's ``"mean"`` is not provided). An index out of range
+    is an error (module docstring)."""
 
     name = "relay.scatter_elements"
     data = operand_def(ANY_TENSOR)
@@ -192,7 +200,9 @@ class ScatterElementsOp(RelayOp):
         x: Array = args[0]
         upd: Array = args[2]
         axis = get_int(self.axis) % x.ndim
-        idx = clamp_index(args[1], x.shape[axis])
+        idx = checked_indices(
+            np.asarray(args[1])[..., None], [x.shape[axis]], self.name
+        )[..., 0]
         how = get_str(self.reduction)
         out = x.copy()
         for pos in np.ndindex(*idx.shape):
@@ -244,5 +254,5 @@ __all__ = [
     "ScatterElementsOp",
     "ScatterNDOp",
     "TriluOp",
-    "clamp_index",
+    "checked_indices",
 ]

@@ -1,9 +1,11 @@
 """Kernels of the index-driven ops: ``scatter_nd``, ``scatter_elements`` (a copy of
 the data, then the updates applied in order by one thread) and ``trilu`` (pointwise).
 
-Every index read from data goes through :func:`safe_index` (negative: counted from the
-end, then clamped into the dim), as in the ops' reference semantics, so no index in the
-data makes a kernel read or write outside a buffer.
+Every index read from data is checked (:meth:`KernelBuilder.checked_index`: negative
+counts from the end, anything outside ``[-dim, dim)`` fails the run with the op's code
+from :mod:`xrelay.status`), as in the ops' reference semantics, so no index in the
+data makes a kernel read or write outside a buffer. When an indexed dim has size 0,
+every index is bad: the kernel reports it and writes nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from xrelay.dialects.relay.base import get_bool, get_int, get_str
 from xrelay.lowering.builder import Buffer, Index, KernelBuilder
 from xrelay.lowering.kernels import OpContext, Source, materialize, pointwise
 from xrelay.lowering.scalar_types import DType
+from xrelay.status import code_of
 
 
 def index_value(kb: KernelBuilder, src: Source, idx: Sequence[Index]) -> Index:
@@ -24,11 +27,9 @@ def index_value(kb: KernelBuilder, src: Source, idx: Sequence[Index]) -> Index:
     return kb.index_cast(src.at(idx), src.dtype)
 
 
-def safe_index(kb: KernelBuilder, v: Index, size: int) -> Index:
-    """``v`` counted from the end when negative, then clamped into ``[0, size-1]``."""
-    neg = kb.icmp("slt", v, 0)
-    v = kb.select(neg, kb.index(kb.iadd(v, size)), kb.index(v))
-    return kb.imin(kb.imax(v, 0), max(size - 1, 0))
+def checked(cx: OpContext, v: Index, size: int) -> Index:
+    """``v`` (read from data) as a position in a dim of ``size``, checked."""
+    return cx.kb.checked_index(cx.kb.index(v), size, code_of(cx.op.name))
 
 
 def combine(kb: KernelBuilder, old: SSAValue, new: SSAValue, how: str, dt: DType):
@@ -60,9 +61,11 @@ def _scatter_nd(cx: OpContext, outs: list[Buffer]) -> None:
     m = indices.shape[0]
     with kb.nest(indices.shape[1:]) as ys:
         pos = [
-            safe_index(kb, index_value(kb, indices, [k, *ys]), data.shape[k])
+            checked(cx, index_value(kb, indices, [k, *ys]), data.shape[k])
             for k in range(m)
         ]
+        if 0 in data.shape[:m]:
+            return  # reported above; nothing to write
         with kb.nest(data.shape[m:]) as rest:
             dst = [*pos, *rest]
             new = updates.at([*ys, *rest])
@@ -81,7 +84,9 @@ def _scatter_elements(cx: OpContext, outs: list[Buffer]) -> None:
     _copy(cx, out)
     with kb.nest(indices.shape) as pos:
         dst = list(pos)
-        dst[axis] = safe_index(kb, index_value(kb, indices, pos), data.shape[axis])
+        dst[axis] = checked(cx, index_value(kb, indices, pos), data.shape[axis])
+        if data.shape[axis] == 0:
+            return  # reported above; nothing to write
         value = combine(kb, kb.load(out, dst), updates.at(pos), how, out.dtype)
         kb.store(value, out, dst)
 

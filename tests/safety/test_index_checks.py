@@ -1,6 +1,7 @@
 """Index ops never read outside a buffer because of data: ``take`` follows its
 ``mode`` (``clip``, ``wrap``, and the checked ``fast``), ``gather``/``gather_nd`` and
-ONNX ``Gather`` are checked, and a bad index makes ``run()`` raise an
+ONNX ``Gather`` are checked, so are the scatters (and ONNX ``ScatterND``,
+``ScatterElements``), and a bad index makes ``run()`` raise an
 :class:`~xrelay.status.IndexOutOfRangeError` naming the op and the index, like the
 interpreter. The compiled code runs in a subprocess, where a segfault fails the test
 instead of killing pytest."""
@@ -138,6 +139,118 @@ print("ok")
 
 def test_onnx_gather_is_checked() -> None:
     outcome = run_python(ONNX_SCRIPT)
+    assert_clean(outcome)
+    assert "ok" in outcome.stdout
+
+
+SCATTER_SCRIPT = """
+import numpy as np, xrelay
+from xrelay import relay
+from xrelay.runtime.interpreter import interpret
+from xrelay.status import IndexOutOfRangeError
+
+def outcome(fn):
+    try:
+        return fn()
+    except IndexOutOfRangeError as e:
+        return "error: " + str(e)
+
+data = np.arange(12, dtype="float32").reshape(3, 4)
+d = relay.var("d", shape=(3, 4), dtype="float32")
+ni = relay.var("ni", shape=(2, 3), dtype="int32")
+nu = relay.var("nu", shape=(3,), dtype="float32")
+ei = relay.var("ei", shape=(2, 4), dtype="int64")
+eu = relay.var("eu", shape=(2, 4), dtype="float32")
+mod = relay.IRModule.from_expr(relay.Function([d, ni, nu, ei, eu], relay.Tuple([
+    relay.scatter_nd(d, ni, nu, mode="add"),
+    relay.scatter_elements(d, ei, eu, axis=0)])))
+m = xrelay.build(mod).create()
+good_n = np.array([[0, -1, -3], [3, -4, 1]], "int32")
+good_e = np.array([[0, -1, 2, -3], [1, 1, -2, 0]], "int64")
+nu_v = np.array([1.0, 2.0, 3.0], "float32")
+eu_v = np.arange(8, dtype="float32").reshape(2, 4) + 100
+cases = [
+    ("good", good_n, good_e, None),
+    ("nd row", np.array([[0, 3, 0], [0, 0, 0]], "int32"), good_e,
+     "relay.scatter_nd: index 3 "),
+    ("nd col", np.array([[0, 0, 0], [1, -5, 9]], "int32"), good_e,
+     "relay.scatter_nd: index -5 "),
+    ("nd huge", np.array([[0, 2**31 - 1, 0], [0, 0, 0]], "int32"), good_e,
+     f"relay.scatter_nd: index {2**31 - 1} "),
+    ("elements", good_n, np.array([[0, 0, 0, 0], [1, -4, 3, 10**12]], "int64"),
+     "relay.scatter_elements: index -4 "),
+    ("elements huge", good_n, np.array([[0, 0, 0, 0], [1, 1, 1, -10**12]], "int64"),
+     f"relay.scatter_elements: index {-10**12} "),
+]
+for name, n, e, err in cases:
+    def compiled():
+        m.run(d=data, ni=n, nu=nu_v, ei=e, eu=eu_v)
+        return [m.get_output(0), m.get_output(1)]
+    got = outcome(compiled)
+    want = outcome(lambda: interpret(mod, data, n, nu_v, e, eu_v))
+    if err is None:
+        assert not isinstance(got, str), got
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w, err_msg=name)
+    else:
+        assert isinstance(got, str) and got.startswith("error: " + err), (name, got)
+        assert got == want, (name, got, want)
+print("ok")
+"""
+
+
+def test_scatter_ops_are_checked() -> None:
+    outcome = run_python(SCATTER_SCRIPT)
+    assert_clean(outcome)
+    assert "ok" in outcome.stdout
+
+
+ONNX_SCATTER_SCRIPT = """
+import numpy as np, xrelay
+from onnx import TensorProto, helper
+from xrelay.frontend import from_onnx
+from xrelay.status import IndexOutOfRangeError
+F, I = TensorProto.FLOAT, TensorProto.INT64
+nd = helper.make_node("ScatterND", ["x", "i", "u"], ["y"])
+el = helper.make_node("ScatterElements", ["x", "j", "v"], ["z"], axis=1)
+graph = helper.make_graph([nd, el], "g",
+    [helper.make_tensor_value_info("x", F, [4, 2]),
+     helper.make_tensor_value_info("i", I, [3, 1]),
+     helper.make_tensor_value_info("u", F, [3, 2]),
+     helper.make_tensor_value_info("j", I, [4, 1]),
+     helper.make_tensor_value_info("v", F, [4, 1])],
+    [helper.make_tensor_value_info("y", F, [4, 2]),
+     helper.make_tensor_value_info("z", F, [4, 2])])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+mod, params = from_onnx(model)
+lib = xrelay.build(mod, params=params)
+x = np.arange(8, dtype="float32").reshape(4, 2)
+u = np.full((3, 2), 50.0, "float32")
+v = np.full((4, 1), 70.0, "float32")
+good_i = np.array([[3], [-1], [0]])
+good_j = np.array([[0], [-1], [1], [-2]])
+y, z = lib(x, good_i, u, good_j, v)
+want_y = x.copy(); want_y[[3, 3, 0]] = 50.0
+want_z = x.copy(); want_z[np.arange(4), good_j[:, 0] % 2] = 70.0
+np.testing.assert_array_equal(y, want_y)
+np.testing.assert_array_equal(z, want_z)
+for i, j, err in [
+        (np.array([[0], [4], [1]]), good_j, "relay.scatter_nd: index 4 "),
+        (np.array([[0], [-5], [10**12]]), good_j, "relay.scatter_nd: index -5 "),
+        (good_i, np.array([[0], [2], [0], [0]]), "relay.scatter_elements: index 2 "),
+        (good_i, np.array([[0], [0], [-3], [0]]), "relay.scatter_elements: index -3 ")]:
+    try:
+        lib(x, i, u, j, v)
+    except IndexOutOfRangeError as e:
+        assert str(e).startswith(err), (err, str(e))
+    else:
+        raise AssertionError(err + ": no error")
+print("ok")
+"""
+
+
+def test_onnx_scatters_are_checked() -> None:
+    outcome = run_python(ONNX_SCATTER_SCRIPT)
     assert_clean(outcome)
     assert "ok" in outcome.stdout
 

@@ -75,3 +75,25 @@ def test_failing_op_finds_the_innermost(ctx: Context) -> None:
     assert isinstance(op, Operation)
     assert op.name == "relay.nn.relu"
     assert failing_op(parse_mlir(ctx, TEXT, "m.mlir")) is None
+
+
+def test_repeated_tensor_types_parse_once_and_still_check(ctx: Context) -> None:
+    """Tensor types are parsed once per spelling (a large-program speed-up): the
+    repeated spellings give equal types, other spellings and bad ones are parsed
+    (and rejected, at their place) as before."""
+    import pytest
+    from xdsl.utils.exceptions import ParseError
+
+    text = (
+        "func.func @main(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {\n"
+        "  %0 = relay.nn.relu %x : (tensor<2x?xf32>) -> tensor<2x?xf32>\n"
+        "  %1 = relay.nn.relu %0 : (tensor<2x?xf32>) -> tensor< 2x?xf32 >\n"
+        "  func.return %1 : tensor<2x?xf32>\n}\n"
+    )
+    module = parse_mlir(ctx, text, "t.mlir")
+    ops = [op for op in module.walk() if op.name == "relay.nn.relu"]
+    assert ops[0].results[0].type == ops[1].results[0].type
+    assert ops[1].operands[0].type == ops[0].results[0].type
+    bad = text.replace("-> tensor< 2x?xf32 >", "-> tensor<2x?xfoo>")
+    with pytest.raises(ParseError, match=r"t.mlir:3:59(.|\n)*Expected shape type"):
+        parse_mlir(ctx, bad, "t.mlir")

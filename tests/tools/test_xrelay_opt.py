@@ -545,3 +545,44 @@ def test_bad_ir_exit_code(tmp_path: Path) -> None:
     assert result.stderr == (
         f"{path}:2:8: error: relay.add: shapes [2, 3] and [4] do not broadcast\n"
     )
+
+
+def test_symbol_and_constraint_errors_are_located(tmp_path: Path) -> None:
+    """``Redefinition of symbol`` (a module verifier error) names the second
+    definition; a constraint checked while an op is parsed (``Unexpected attribute
+    tuple<...>``) names the op."""
+    f = "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+    f += "  func.return %x : tensor<2xf32>\n}\n"
+    path = write(tmp_path, "twice.mlir", f + f)
+    code, _, err = run_main([str(path)])
+    assert code == 1
+    assert err.splitlines() == [f'{path}:4:1: error: Redefinition of symbol "f"']
+    t = "tuple<tensor<2xf32>>"
+    path = write(
+        tmp_path,
+        "tuple.mlir",
+        f"func.func @main(%x: {t}) -> {t} {{\n"
+        f"  %0 = relay.nn.relu %x : ({t}) -> {t}\n"
+        f"  func.return %0 : {t}\n}}\n",
+    )
+    code, _, err = run_main([str(path)])
+    assert code == 1
+    assert err.splitlines() == [f"{path}:2:8: error: Unexpected attribute {t}"]
+
+
+def test_a_deep_call_chain_goes_through_infer_type(tmp_path: Path) -> None:
+    """InferType visits callees with an explicit stack: a 1,500-deep chain of calls
+    is inferred instead of hitting Python's recursion limit."""
+    t = "tensor<2xf32>"
+    n = 1500
+    funcs = [
+        f"func.func @f{i}(%x: {t}) -> {t} {{\n"
+        f"  %0 = func.call @f{i + 1}(%x) : ({t}) -> {t}\n"
+        f"  func.return %0 : {t}\n}}"
+        for i in range(n - 1)
+    ]
+    funcs.append(f"func.func @f{n - 1}(%x: {t}) -> {t} {{\n  func.return %x : {t}\n}}")
+    path = write(tmp_path, "deep.mlir", "\n".join(funcs) + "\n")
+    code, out, err = run_main([str(path), "-p", "infer-type"])
+    assert (code, err) == (0, "")
+    assert out.count("func.call @f") == n - 1

@@ -757,3 +757,38 @@ def test_random_programs(seed: int):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
         defused = get_pass("DefuseOps")(fused)
         assert defused.module.is_structurally_equivalent(mod.module), seed
+
+
+def test_fused_node_count_stops_at_max_depth(parse: Parse):
+    """A scalar constant used by the first and the last op of a long chain has its
+    post-dominator at the end of the chain: the size check walks no further than
+    ``max_depth`` nodes (a walk over the whole chain per such node made FuseOps
+    quadratic on large programs), and the grouping is the same."""
+    from xrelay.transforms._fusion import _Partitioner, post_dominators
+
+    t = "tensor<3xf32>"
+    n = 400
+    lines = [
+        f"func.func @main(%x: {t}) -> {t} {{",
+        "  %c = relay.constant dense<2.0> : tensor<f32>",
+        f"  %v0 = relay.multiply %x, %c : ({t}, tensor<f32>) -> {t}",
+    ]
+    lines += [f"  %v{i} = relay.exp %v{i - 1} : ({t}) -> {t}" for i in range(1, n)]
+    lines += [
+        f"  %r = relay.multiply %v{n - 1}, %c : ({t}, tensor<f32>) -> {t}",
+        f"  func.return %r : {t}",
+        "}",
+    ]
+    main = next(iter(parse("\n".join(lines) + "\n").ops))
+    assert isinstance(main, FuncOp)
+    nodes = build_graph(main.body.block)
+    tree = post_dominators(nodes)
+    const = next(node for node in nodes if node.op.name == "relay.constant")
+    sink = nodes[tree[const.index].parent or 0]
+    assert sink.op.name == "relay.multiply"
+    assert sink.index == len(nodes) - 1
+    parts = _Partitioner(nodes, max_depth=8)
+    assert parts.too_many_fused_nodes(const, sink)
+    assert len(parts.visited) <= 9
+    roots = partition(nodes, 2, 8)
+    assert max(roots.count(r) for r in set(roots)) <= 8

@@ -1,6 +1,6 @@
 """Scatters and triangle masks (``tvm.relay.scatter_nd``, ``scatter_elements``,
-``trilu``). Indices read from data are clamped into range (negative ones count from
-the end first)."""
+``trilu``). A negative index read from data counts from the end; one outside
+``[-dim, dim)`` makes ``run()`` (and the interpreter) raise ``IndexOutOfRangeError``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The numpy semantics of scatter_nd, scatter_elements, trilu, cumsum, cumprod, topk
-and einsum against values computed by hand, the index clamping of gather and
-gather_nd, and the type relations' errors."""
+and einsum against values computed by hand, the index checks of gather, gather_nd
+and the scatters, and the type relations' errors."""
 
 from __future__ import annotations
 
@@ -23,14 +23,35 @@ def run(cls: type[RelayOp], *args: Any, **attrs: Any) -> Any:
     return out if len(out) > 1 else out[0]
 
 
-def test_scatter_nd_update_add_and_clamped_indices():
+def test_scatter_nd_update_add_and_negative_indices():
     data = np.zeros((3, 2), np.float32)
-    idx = np.array([[0, 2, -1, 7]], np.int64)  # -1 -> 2, 7 -> clamped to 2
+    idx = np.array([[0, 2, -1, -3]], np.int64)  # -1 -> 2, -3 -> 0
     upd = np.array([[1, 1], [2, 2], [3, 3], [4, 4]], np.float32)
     got = run(ix.ScatterNDOp, data, idx, upd)
-    np.testing.assert_array_equal(got, [[1, 1], [0, 0], [4, 4]])  # last one wins
+    np.testing.assert_array_equal(got, [[4, 4], [0, 0], [3, 3]])  # last one wins
     got = run(ix.ScatterNDOp, data, idx, upd, mode="add")
-    np.testing.assert_array_equal(got, [[1, 1], [0, 0], [9, 9]])
+    np.testing.assert_array_equal(got, [[5, 5], [0, 0], [5, 5]])
+
+
+def test_scatters_check_indices():
+    """An index outside ``[-dim, dim)`` raises (the first in the updates' order),
+    never a clamped write."""
+    from xrelay.status import IndexOutOfRangeError
+
+    data = np.zeros((3, 2), np.float32)
+    upd = np.ones((4, 2), np.float32)
+    with pytest.raises(
+        IndexOutOfRangeError, match=r"^relay.scatter_nd: index 7 .* size 3 "
+    ):
+        run(ix.ScatterNDOp, data, np.array([[0, 7, -4, 1]], np.int64), upd)
+    nd = np.array([[0, 1], [1, -3]], np.int64)  # (0, 1) fine; (1, -3): col -3 bad
+    with pytest.raises(IndexOutOfRangeError, match=r"^relay.scatter_nd: index -3 "):
+        run(ix.ScatterNDOp, data, nd, np.ones(2, np.float32))
+    idx = np.array([[0, 2], [-4, 9]], np.int64)
+    with pytest.raises(
+        IndexOutOfRangeError, match=r"^relay.scatter_elements: index -4 .* size 3 "
+    ):
+        run(ix.ScatterElementsOp, np.zeros((3, 2)), idx, np.ones((2, 2)), axis=0)
 
 
 def test_scatter_nd_full_index_tuples():
