@@ -640,6 +640,25 @@ def _conv2d_nchwc(cx: OpContext, outs: list[Buffer]) -> None:
 with_epilogue(nn.Conv2DNCHWcOp)(conv2d_nchwc)
 
 
+def _padded_column(
+    kb: KernelBuilder, ix: Index, w: int, low: bool, high: bool
+) -> tuple[Index, SSAValue | None]:
+    """Input column ``ix`` of a depthwise tap clamped into ``[0, w)`` where it may
+    fall in the padding (``low``: left of 0, ``high``: at or past ``w``), and the
+    condition under which the tap reads real data (None: it always does)."""
+    checks: list[SSAValue] = []
+    if low:
+        checks.append(kb.icmp("sge", ix, 0))
+        ix = kb.imax(ix, 0)
+    if high:
+        checks.append(kb.icmp("slt", ix, w))
+        ix = kb.imin(ix, w - 1)
+    if not checks:
+        return ix, None
+    ok = checks[0] if len(checks) == 1 else kb.logical_and(checks[0], checks[1])
+    return ix, ok
+
+
 def depthwise_nchwc(
     cx: OpContext, out: Buffer, epilogue: Epilogue | None = None
 ) -> None:
@@ -708,22 +727,16 @@ def depthwise_nchwc(
                 for kx in range(kw):
                     wv = kb.vload(flat_w, [kb.iadd(w_at, kx * lanes)], lanes)
                     for t in range(tile):
-                        ix = kb.iadd(x0, t * sw + kx * dw)
-                        checks: list[SSAValue] = []
-                        if low[t][kx]:
-                            checks.append(kb.icmp("sge", ix, 0))
-                            ix = kb.imax(ix, 0)
-                        if high[t][kx]:
-                            checks.append(kb.icmp("slt", ix, w))
-                            ix = kb.imin(ix, w - 1)
+                        ix, ok = _padded_column(
+                            kb,
+                            kb.iadd(x0, t * sw + kx * dw),
+                            w,
+                            low[t][kx],
+                            high[t][kx],
+                        )
                         at = kb.iadd(row_at, kb.imul(ix, lanes))
                         v = kb.vload(flat_in, [at], lanes)
-                        if checks:
-                            ok = (
-                                checks[0]
-                                if len(checks) == 1
-                                else kb.logical_and(checks[0], checks[1])
-                            )
+                        if ok is not None:
                             v = kb.select(ok, v, zero)
                         acc[t] = kb.mac(v, wv, acc[t])
                 return acc
@@ -786,21 +799,13 @@ def _depthwise_nchwc_scalars(
                         ws = [weight.at([cb, 0, ky, kx, 0, c]) for c in range(lanes)]
                     ws = [kb.cast(v, src_dt, dt) for v in ws]
                     for t in range(tile):
-                        ix = kb.iadd(x0, t * sw + kx * dw)
-                        checks: list[SSAValue] = []
-                        if low[t][kx]:
-                            checks.append(kb.icmp("sge", ix, 0))
-                            ix = kb.imax(ix, 0)
-                        if high[t][kx]:
-                            checks.append(kb.icmp("slt", ix, w))
-                            ix = kb.imin(ix, w - 1)
-                        ok = None
-                        if checks:
-                            ok = (
-                                checks[0]
-                                if len(checks) == 1
-                                else kb.logical_and(checks[0], checks[1])
-                            )
+                        ix, ok = _padded_column(
+                            kb,
+                            kb.iadd(x0, t * sw + kx * dw),
+                            w,
+                            low[t][kx],
+                            high[t][kx],
+                        )
                         for c in range(lanes):
                             v = kb.cast(data.at([n, cb, iy, ix, c]), src_dt, dt)
                             if ok is not None:
