@@ -82,6 +82,20 @@ def _reduction(value: str) -> str:
     return value
 
 
+def _scatter_operands(
+    operand_types: Sequence[Attribute], reduction: str
+) -> tuple[TensorType, TensorType, TensorType]:
+    """A scatter's ``data``, integer ``indices`` and ``updates`` (of data's element
+    type), ranked, after checking ``reduction``."""
+    x = ranked(operand_types[0], "data")
+    idx = ranked(operand_types[1], "indices")
+    upd = ranked(operand_types[2], "updates")
+    _int_tensor(idx, "indices")
+    same_elem([x, upd], ["data", "updates"])
+    _reduction(reduction)
+    return x, idx, upd
+
+
 def _combine(old: Any, new: Any, how: str) -> Any:
     if how == "update":
         return new
@@ -114,12 +128,7 @@ class ScatterNDOp(RelayOp):
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
-        x = ranked(operand_types[0], "data")
-        idx = ranked(operand_types[1], "indices")
-        upd = ranked(operand_types[2], "updates")
-        _int_tensor(idx, "indices")
-        same_elem([x, upd], ["data", "updates"])
-        _reduction(get_str(self.mode))
+        x, idx, upd = _scatter_operands(operand_types, get_str(self.mode))
         ds, js = x.get_shape(), idx.get_shape()
         if not js or js[0] == DYN:
             raise TypeRelationError(
@@ -175,12 +184,7 @@ class ScatterElementsOp(RelayOp):
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
-        x = ranked(operand_types[0], "data")
-        idx = ranked(operand_types[1], "indices")
-        upd = ranked(operand_types[2], "updates")
-        _int_tensor(idx, "indices")
-        same_elem([x, upd], ["data", "updates"])
-        _reduction(get_str(self.reduction))
+        x, idx, upd = _scatter_operands(operand_types, get_str(self.reduction))
         ds, js = x.get_shape(), idx.get_shape()
         _same_dims(js, upd.get_shape(), "indices and updates must have one shape")
         if len(js) != len(ds):
