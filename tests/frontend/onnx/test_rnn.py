@@ -74,7 +74,14 @@ def test_gru_linear_before_reset_layout1(
         linear_before_reset=1,
         layout=1,
     )
-    run_onnx(node, {"x": x}, {**w, "h0": h0}, rtol=1e-4, atol=1e-5)
+    run_onnx(
+        node,
+        {"x": x},
+        {**w, "h0": h0},
+        rtol=1e-4,
+        atol=1e-5,
+        ort_differs="onnxruntime's CPU GRU does not implement layout=1",
+    )
 
 
 def test_lstm_peepholes(run_onnx: RunOnnx, rng: np.random.Generator) -> None:
