@@ -153,7 +153,9 @@ class ProgramBuilder:
             if a.dtype == "float32":
                 b_expr = self.const(b_shape)
             else:
-                b_expr = relay.const(self.rng.integers(-3, 4, b_shape).astype(a.dtype))
+                # the dtype given: relay.const narrows int64 to int32 without one (TVM's rule)
+                ints = self.rng.integers(-3, 4, b_shape)
+                b_expr = relay.const(ints.astype(a.dtype), dtype=a.dtype)
         out_shape = _broadcast(a.shape, b_shape)
         assert out_shape is not None
         if a.dtype == "float32" and name in (

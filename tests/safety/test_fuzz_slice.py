@@ -34,3 +34,14 @@ def test_compare_finds_differences() -> None:
     assert _compare([one[0] + 1e-3], one) is not None
     assert _compare([np.ones(3, np.int32)], [np.zeros(3, np.int32)]) is not None
     assert _compare(one, [np.ones(4, np.float32)]) is not None
+
+
+def test_int64_partners_keep_their_dtype() -> None:
+    # seeds of the 5,000-program run whose generated program mixed an int64 value
+    # with an int32 constant (relay.const narrows int64 without a dtype): the
+    # generator must only make well-typed programs
+    from xrelay import relay
+
+    for seed in (20261485, 20262511, 20263857, 20265896):
+        fn, _, _ = make_program(seed)
+        relay.IRModule.from_expr(fn)
