@@ -19,6 +19,17 @@ from xrelay.lowering.graph import GraphLowering
 BLOCK = 16  # DenseNet's channel counts are multiples of 16: blocks of 16 channels
 
 
+def _width(divided: bool) -> int:
+    """An output row width that the host's row tiles of a 1x1 convolution with 32
+    output channels divide (the kernel then sums in passes over chunks of blocks),
+    or not (one pass)."""
+    return next(
+        w
+        for w in range(5, 64)
+        if (w % tiling.row_tile(w, 2, BLOCK, 4) == 0) == divided
+    )
+
+
 def _relu_conv(x: Any, weight: Any, bias: Any, padding: int = 0) -> Any:
     from xrelay import relay
 
@@ -103,7 +114,9 @@ def _conv_kernels(mod: Any) -> tuple[int, int]:
 @pytest.mark.parametrize(
     ("counts", "hw", "kernel"),
     [
-        ([3, 17, 1, 4], (5, 9), 1),  # one bound above the chunk: chunked passes
+        # largest count above a pass's chunk (4 blocks): passes, the last one cut
+        ([3, 17, 1, 4], (5, _width(True)), 1),
+        ([3, 17, 1, 4], (5, _width(False)), 1),  # one pass
         ([2, 3], (4, 7), 3),  # 3x3 with padding
         ([1, 3, 2], (3, 16), 1),
     ],
@@ -129,7 +142,7 @@ def test_shared_kernel_bitwise_equal_to_static(
     bit. (Each build in its own compile cache: the patches are not in its key.)"""
     monkeypatch.setattr(tiling, "CONV_CHUNK_BYTES", budget)
     rng = np.random.default_rng(3)
-    mod, data, _ = _branches(rng, [5, 2, 7], (6, 11), 1)
+    mod, data, _ = _branches(rng, [5, 2, 7], (6, _width(True)), 1)
     monkeypatch.setenv("XRELAY_CACHE_DIR", str(tmp_path / "shared"))
     assert _conv_kernels(mod) == (1, 6)
     shared = _run(mod, data)
