@@ -617,9 +617,8 @@ class KernelBuilder:
         if cached is not None:
             return cached
         if buf.runtime is not None:
-            size: Index = 1
-            for d in buf.dims:
-                size = self.imul(size, d)
+            axis, extent = buf.runtime
+            size = self.imul(extent, math.prod(buf.shape) // buf.shape[axis])
             op = memref.ReinterpretCastOp.from_dynamic(
                 buf.value,
                 [0],
