@@ -24,9 +24,7 @@ def _width(divided: bool) -> int:
     output channels divide (the kernel then sums in passes over chunks of blocks),
     or not (one pass)."""
     return next(
-        w
-        for w in range(5, 64)
-        if (w % tiling.row_tile(w, 2, BLOCK, 4) == 0) == divided
+        w for w in range(5, 64) if (w % tiling.row_tile(w, 2, BLOCK, 4) == 0) == divided
     )
 
 
