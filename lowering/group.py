@@ -135,9 +135,9 @@ class ChannelBlocks:
 def channel_blocks(group: Group) -> ChannelBlocks | None:
     """The group's input-channel blocks, when its kernel can take their count at
     run time: the group holds one ungrouped ``contrib_conv2d_NCHWc`` of floats
-    (every other compute op inlined into it or its epilogue) whose data is a group
-    input and whose kernel an input or constant of the group, both read by the
-    convolution only; the convolution's kernel
+    whose data is a group input and whose kernel an input or constant of the group
+    (not inlined), both read by the convolution only, so that no other value of
+    the group depends on the count; the convolution's kernel
     (:func:`~xrelay.lowering.kernels.conv.conv2d_nchwc`) reads them through their
     1-D views, so the count only changes strides and loop bounds."""
     conv: nn.Conv2DNCHWcOp | None = None
