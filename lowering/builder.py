@@ -30,6 +30,7 @@ from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     FloatAttr,
     FunctionType,
     IndexType,
@@ -56,6 +57,9 @@ Index: TypeAlias = "int | SSAValue"
 
 INDEX = IndexType()
 
+DYNAMIC = DYNAMIC_INDEX
+"""A memref extent known at run time only (``?``)."""
+
 PARALLEL_GRAIN = 64
 CHUNKS_PER_THREAD = 4
 """How finely :meth:`KernelBuilder.parallel` cuts its iterations: about this many
@@ -71,11 +75,20 @@ iteration."""
 
 @dataclass(frozen=True)
 class Buffer:
-    """A memref value with its shape and numpy dtype."""
+    """A memref value with its shape and numpy dtype.
+
+    ``runtime``: ``(axis, size)`` of a buffer whose extent along one axis is an
+    ``index`` value known at run time only (a kernel shared by calls whose buffers
+    differ along that axis, its memref type has ``?`` there); ``shape[axis]`` is then
+    the largest extent the kernel is built for, for tiling choices only: such a
+    buffer is read and written through its 1-D view (:meth:`KernelBuilder.flat`,
+    which :meth:`KernelBuilder.load` and :meth:`KernelBuilder.store` use for it) at
+    :meth:`KernelBuilder.flat_index` of :attr:`dims`."""
 
     value: SSAValue
     shape: tuple[int, ...]
     dtype: DType
+    runtime: tuple[int, SSAValue] | None = None
 
     @property
     def rank(self) -> int:
@@ -83,7 +96,16 @@ class Buffer:
 
     @property
     def size(self) -> int:
+        assert self.runtime is None, "the size of a buffer with a runtime extent"
         return math.prod(self.shape)
+
+    @property
+    def dims(self) -> tuple[Index, ...]:
+        """The extents, the runtime one as its ``index`` value."""
+        if self.runtime is None:
+            return self.shape
+        axis, size = self.runtime
+        return (*self.shape[:axis], size, *self.shape[axis + 1 :])
 
 
 def _int_value(value: int, ty: Attribute) -> int:
@@ -345,8 +367,9 @@ class KernelBuilder:
         """Compare two indices (``slt``, ``sge``, ``eq``...); gives ``i1``."""
         return self.result(arith.CmpiOp(self.index(a), self.index(b), pred))
 
-    def flat_index(self, idx: Sequence[Index], shape: Sequence[int]) -> Index:
-        """The row-major linear position of ``idx`` in ``shape``."""
+    def flat_index(self, idx: Sequence[Index], shape: Sequence[Index]) -> Index:
+        """The row-major linear position of ``idx`` in ``shape`` (whose extents may
+        be ``index`` values: :attr:`Buffer.dims`)."""
         flat: Index = 0
         for i, d in zip(idx, shape, strict=True):
             flat = self.iadd(self.imul(flat, d), i)
@@ -571,6 +594,8 @@ class KernelBuilder:
     def load(self, buf: Buffer, idx: Sequence[Index]) -> SSAValue:
         """The element of ``buf`` at ``idx``, in its register type."""
         assert len(idx) == buf.rank, (idx, buf.shape)
+        if buf.runtime is not None:
+            return self.load(self.flat(buf), [self.flat_index(idx, buf.dims)])
         value = self.result(memref.LoadOp.get(buf.value, [self.index(i) for i in idx]))
         if is_half(buf.dtype):
             value = self.result(arith.ExtFOp(value, register_type(buf.dtype)))
@@ -583,11 +608,28 @@ class KernelBuilder:
     def flat(self, buf: Buffer) -> Buffer:
         """A 1-D view of ``buf`` (a ``memref.reinterpret_cast`` at the function's
         start, made once per buffer): loads at ``flat_index(idx)`` cost one address
-        computation where a rank-``r`` load costs ``r``."""
+        computation where a rank-``r`` load costs ``r``. The view of a buffer with a
+        runtime extent is a ``memref<?x...>`` whose size is computed where the
+        builder stands: it must be made first, at the top of the function
+        (:func:`~xrelay.lowering.group.lower_group` does)."""
         key = ("flat", buf.value)
         cached = self._flats.get(key)
         if cached is not None:
             return cached
+        if buf.runtime is not None:
+            axis, extent = buf.runtime
+            size = self.imul(extent, math.prod(buf.shape) // buf.shape[axis])
+            op = memref.ReinterpretCastOp.from_dynamic(
+                buf.value,
+                [0],
+                [self.index(size)],
+                [1],
+                memref_type([DYNAMIC], buf.dtype),
+            )
+            self.insert(op)
+            out = Buffer(op.result, (DYNAMIC,), buf.dtype)
+            self._flats[key] = out
+            return out
         op = memref.ReinterpretCastOp.from_dynamic(
             buf.value, [0], [buf.size], [1], memref_type([buf.size], buf.dtype)
         )
@@ -602,6 +644,9 @@ class KernelBuilder:
 
     def store(self, value: SSAValue, buf: Buffer, idx: Sequence[Index]) -> None:
         assert len(idx) == buf.rank, (idx, buf.shape)
+        if buf.runtime is not None:
+            self.store(value, self.flat(buf), [self.flat_index(idx, buf.dims)])
+            return
         if not self._in_parallel:
             self.stores_outside_parallel += 1
         if buf.dtype.kind == "b":
@@ -623,6 +668,7 @@ class KernelBuilder:
         """The ``lanes`` consecutive elements of ``buf`` from ``idx`` (along its
         last axis, which must hold them), as one vector (``vector.load``)."""
         assert len(idx) == buf.rank, (idx, buf.shape)
+        assert buf.runtime is None, "vector access to a buffer with a runtime extent"
         ty = self.vector_type(buf.dtype, lanes)
         op = vector.LoadOp(buf.value, [self.index(i) for i in idx], ty)
         return self.result(op)
@@ -630,6 +676,7 @@ class KernelBuilder:
     def vstore(self, value: SSAValue, buf: Buffer, idx: Sequence[Index]) -> None:
         """Store the vector ``value`` at ``idx`` and the elements after it."""
         assert len(idx) == buf.rank, (idx, buf.shape)
+        assert buf.runtime is None, "vector access to a buffer with a runtime extent"
         if not self._in_parallel:
             self.stores_outside_parallel += 1
         self.insert(vector.StoreOp(value, buf.value, [self.index(i) for i in idx]))

@@ -61,11 +61,12 @@ from xrelay.dialects.relay.structural import (
     YieldOp,
     dense_from_numpy,
 )
-from xrelay.lowering.builder import INDEX, Buffer, KernelBuilder
+from xrelay.lowering.builder import DYNAMIC, INDEX, Buffer, KernelBuilder
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.group import (
     Group,
     Kernel,
+    channel_blocks,
     check_types,
     group_key,
     is_compute,
@@ -156,6 +157,9 @@ class GraphLowering:
         self.anchor: Operation | None = None
         """The top-level host op being built (a ``scf.if``), where buffers go."""
         self.externs: dict[str, FunctionType] = {}
+        self.block_bounds: dict[str, int] = {}
+        """Per class of convolutions that differ only in their count of input-channel
+        blocks (:meth:`_block_classes`), when it holds several counts: the largest."""
         self.work = 0
         """Estimated multiply-adds of a run (:func:`op_work` summed)."""
         self._status: SSAValue | None = None
@@ -205,6 +209,7 @@ class GraphLowering:
         self.out_infos = out_infos
         self.filled: set[int] = set()
 
+        self._block_classes()
         env: dict[SSAValue, list[HostValue]] = {}
         for arg, hv_arg, (shape, dt) in zip(block.args, in_args, in_infos, strict=True):
             env[arg] = [HostValue(shape, dt, memref=hv_arg, relay_value=arg)]
@@ -449,6 +454,9 @@ class GraphLowering:
         for shape, dt in kernel.scratch:
             scratch.append(self._alloc(shape, dt))
         args += scratch
+        if kernel.blocks:
+            count = self._pass_blocks(args, kernel.blocks)
+            args.append(self.kb.index(count))
         if kernel.status:
             args.append(self._status_block())
         call = func.CallOp(kname, args, [])
@@ -466,16 +474,47 @@ class GraphLowering:
             (res,) = outer_results
             target[res] = out_hvs
 
+    def _block_classes(self) -> None:
+        """Fill :attr:`block_bounds`: the fused functions whose kernels could take
+        their count of input-channel blocks at run time (:func:`channel_blocks`),
+        classed by their code with that count unknown (and every input taken for a
+        buffer: the classes of the kernels are finer, never coarser), and the
+        largest count of each class that holds several. Only those take the count
+        at run time: a convolution alone in its class keeps its static kernel."""
+        counts: dict[str, set[int]] = {}
+        for fn in self.funcs.values():
+            if PRIMITIVE not in fn.attributes or not fn.body.blocks:
+                continue
+            block = fn.body.block
+            ret = block.last_op
+            if not isinstance(ret, func.ReturnOp):
+                continue
+            ops = [o for o in block.ops if o is not ret]
+            group = Group("", ops, list(block.args), list(ret.operands))
+            blocks = channel_blocks(group)
+            if blocks is not None:
+                counts.setdefault(group_key(group, blocks), set()).add(blocks.count)
+        self.block_bounds = {k: max(c) for k, c in counts.items() if len(c) > 1}
+
     def _get_kernel(self, group: Group) -> tuple[str, Kernel]:
-        """The kernel of ``group``: an existing one with the same code, or a new one."""
-        key = group_key(group)
+        """The kernel of ``group``: an existing one with the same code, or a new one
+        (with its count of input-channel blocks at run time when its class holds
+        several: :meth:`_block_classes`)."""
+        blocks = channel_blocks(group)
+        bound = 0
+        if blocks is not None:
+            coarse = Group("", group.ops, group.inputs, group.outputs)
+            bound = self.block_bounds.get(group_key(coarse, blocks), 0)
+            if not bound:
+                blocks = None
+        key = group_key(group, blocks)
         found = self.kernels.get(key)
         if found is not None:
             return found
         kname = f"k{len(self.kernels)}_{group.name}"
         group.name = kname if kname.isidentifier() else f"k{len(self.kernels)}"
         with stage("kernel IR"):
-            kernel = lower_group(group)
+            kernel = lower_group(group, blocks, bound)
         kernel.function.arg_attrs = ArrayAttr(
             [
                 DictionaryAttr(
@@ -490,6 +529,31 @@ class GraphLowering:
         self.new_ops.append(kernel.function)
         self.externs.update(kernel.externs)
         return group.name, kernel
+
+    def _pass_blocks(self, args: list[SSAValue], positions: Sequence[int]) -> int:
+        """Pass the buffers ``args[positions]`` to a kernel that takes their count of
+        input-channel blocks (axis 1) at run time: as ``memref<Nx?x...>`` views (a
+        ``memref.reinterpret_cast``, the same pointer). Gives the count."""
+        counts: set[int] = set()
+        for k in positions:
+            ty = args[k].type
+            assert isinstance(ty, MemRefType)
+            shape = list(ty.get_shape())
+            counts.add(shape[1])
+            strides, step = [], 1
+            for d in reversed(shape):
+                strides.append(step)
+                step *= d
+            dynamic = MemRefType(ty.element_type, [shape[0], DYNAMIC, *shape[2:]])
+            sizes: list[SSAValue | int] = list(shape)
+            sizes[1] = self.kb.index(shape[1])
+            view = memref.ReinterpretCastOp.from_dynamic(
+                args[k], [0], sizes, strides[::-1], dynamic
+            )
+            self.kb.insert(view)
+            args[k] = view.result
+        assert len(counts) == 1, counts
+        return counts.pop()
 
     def _add_timing(self) -> None:
         """Profiled build: read :data:`CLOCK` before and after every kernel call and

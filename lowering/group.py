@@ -6,6 +6,12 @@ inputs, the weights (constants with more than one element, passed by pointer), t
 group's outputs, and scratch buffers for the intermediate values that must be stored.
 Constants with one element are inlined as ``arith.constant``.
 
+A kernel with *channel blocks at run time* (:func:`channel_blocks`: a blocked
+convolution whose calls differ only in their count of input-channel blocks, the 1x1
+bottlenecks of DenseNet whose inputs grow every layer) types the channel-block axis
+of its data and kernel as ``?`` and takes the count as an ``index`` argument after
+the buffers: one kernel for all of them.
+
 Inside the group, the result of a *cheap* pointwise op (elementwise, broadcast,
 injective) is never stored: it is computed where its consumer reads it (TVM's
 compute-inline). Every other intermediate is stored in a scratch buffer by its op's
@@ -22,11 +28,12 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, TensorType
 from xdsl.dialects.llvm import LLVMPointerType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
+from xrelay.dialects.relay import nn
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.structural import ConstantOp, TupleGetItemOp, TupleOp
-from xrelay.lowering.builder import INDEX, Buffer, Index, KernelBuilder
+from xrelay.lowering.builder import DYNAMIC, INDEX, Buffer, Index, KernelBuilder
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.kernels import (
     BufferSource,
@@ -92,6 +99,11 @@ class Kernel:
     status: bool = False
     """Whether the kernel checks data and takes the run's status block
     (:mod:`xrelay.status`) as an argument, after the scratch buffers."""
+    blocks: tuple[int, ...] = ()
+    """The buffer arguments (positions) whose channel-block axis (axis 1) is sized
+    at run time (:func:`channel_blocks`): the caller passes them as ``memref<Nx?x
+    ...>`` and their count as an ``index`` argument after the scratch buffers
+    (before the status block)."""
 
     def weight_ops(self, group: Group) -> list[ConstantOp]:
         """The constants of ``group`` (one with this kernel's key) passed by pointer."""
@@ -108,30 +120,97 @@ def _value_key(value: SSAValue, numbering: dict[SSAValue, int]) -> str:
     return f"%{numbering[value]}"
 
 
-def group_key(group: Group) -> str:
+@dataclass(frozen=True)
+class ChannelBlocks:
+    """A group whose kernel can take its count of input-channel blocks at run time
+    (:func:`channel_blocks`)."""
+
+    values: tuple[SSAValue, SSAValue]
+    """The convolution's data and kernel (group inputs or a constant of the group):
+    nothing else in the group reads them."""
+    count: int
+    """This group's count (axis 1 of both)."""
+
+
+def channel_blocks(group: Group) -> ChannelBlocks | None:
+    """The group's input-channel blocks, when its kernel can take their count at
+    run time: the group holds one ungrouped ``contrib_conv2d_NCHWc`` of floats
+    whose data is a group input and whose kernel an input or constant of the group
+    (not inlined), both read by the convolution only, so that no other value of
+    the group depends on the count; the convolution's kernel
+    (:func:`~xrelay.lowering.kernels.conv.conv2d_nchwc`) reads them through their
+    1-D views, so the count only changes strides and loop bounds."""
+    conv: nn.Conv2DNCHWcOp | None = None
+    for op in group.ops:
+        if isinstance(op, nn.Conv2DNCHWcOp):
+            if conv is not None:
+                return None
+            conv = op
+    if conv is None or conv.conv_params()[3] != 1:
+        return None
+    data, weight = conv.operands[0], conv.operands[1]
+    if data not in group.inputs or data in group.constants:
+        return None
+    const = group.constants.get(weight)
+    if const is None and isinstance(weight.owner, ConstantOp):
+        const = weight.owner
+    if weight not in group.inputs and const is None:
+        return None
+    if const is not None and is_scalar_constant(const):
+        return None
+    shapes: list[tuple[int, ...]] = []
+    for v in (data, weight):
+        ty = v.type
+        if sum(1 for _ in v.uses) != 1 or group.inputs.count(v) > 1:
+            return None
+        if not isinstance(ty, TensorType):
+            return None
+        if str(ty.get_element_type()) not in ("f32", "f64"):
+            return None
+        shapes.append(tuple(ty.get_shape()))
+    if len(shapes[0]) != 5 or len(shapes[1]) != 6 or shapes[0][1] != shapes[1][1]:
+        return None
+    return ChannelBlocks((data, weight), shapes[0][1])
+
+
+def _type_text(v: SSAValue, runtime: ChannelBlocks | None) -> str:
+    """``v``'s type in a key: a channel-block axis sized at run time as ``?``."""
+    if runtime is None or v not in runtime.values:
+        return str(v.type)
+    ty = cast(TensorType, v.type)
+    shape = list(ty.get_shape())
+    shape[1] = DYNAMIC
+    return str(TensorType(ty.get_element_type(), shape))
+
+
+def group_key(group: Group, runtime: ChannelBlocks | None = None) -> str:
     """A string equal for groups that lower to the same kernel (so kernels are
-    shared): the ops, attributes and types, with weights by type only."""
+    shared): the ops, attributes and types, with weights by type only; with
+    ``runtime`` (:func:`channel_blocks` of ``group``), its values' channel-block
+    count as ``?``."""
     numbering: dict[SSAValue, int] = {}
     parts: list[str] = []
 
     def number(v: SSAValue) -> None:
         numbering.setdefault(v, len(numbering))
 
+    if runtime is not None:
+        parts.append("channel blocks at run time")
     for v in group.inputs:
         number(v)
         const = group.constants.get(v)
         if const is None:
-            parts.append(f"in {v.type}")
+            parts.append(f"in {_type_text(v, runtime)}")
         elif is_scalar_constant(const):
             parts.append(f"scalar {v.type} {const.numpy().reshape(-1)[0]!r}")
         else:
-            parts.append(f"weight {v.type}")
+            parts.append(f"weight {_type_text(v, runtime)}")
     for op in group.ops:
         if isinstance(op, ConstantOp):
             if is_scalar_constant(op):
                 desc = f"scalar {op.result.type} {op.numpy().reshape(-1)[0]!r}"
             else:
-                desc = f"weight {op.result.type}"
+                desc = f"weight {_type_text(op.result, runtime)}"
         else:
             props = ", ".join(f"{k}={v}" for k, v in sorted(op.properties.items()))
             operands = ", ".join(_value_key(v, numbering) for v in op.operands)
@@ -163,8 +242,10 @@ class _CurrentValue:
 
 
 class _GroupLowering:
-    def __init__(self, group: Group):
+    def __init__(self, group: Group, blocks: ChannelBlocks | None, bound: int):
         self.group = group
+        self.blocks = blocks
+        self.bound = bound
         self.tuples: dict[SSAValue, list[SSAValue]] = {}
         self.constants: dict[SSAValue, ConstantOp] = dict(group.constants)
         self.producer: dict[SSAValue, tuple[Operation, int]] = {}
@@ -348,22 +429,53 @@ class _GroupLowering:
             scratch_infos += wanted
         arg_infos += scratch_infos
 
+        # the arguments whose channel-block axis is sized at run time
+        runtime_args: set[int] = set()
+        if self.blocks is not None:
+            runtime_consts = {
+                id(self.constants.get(v, v.owner)) for v in self.blocks.values
+            }
+            for k, v in enumerate(inputs):
+                if v in self.blocks.values:
+                    runtime_args.add(k)
+            for k, c in enumerate(weights):
+                if id(c) in runtime_consts:
+                    runtime_args.add(len(inputs) + k)
+            assert len(runtime_args) == 2, "channel blocks of an unexpected group"
+            for k in runtime_args:
+                shape, dt = arg_infos[k]
+                arg_infos[k] = ((shape[0], self.bound, *shape[2:]), dt)
+
+        def arg_type(k: int, shape: tuple[int, ...], dt: DType) -> Attribute:
+            if k in runtime_args:
+                return memref_type((shape[0], DYNAMIC, *shape[2:]), dt)
+            return memref_type(shape, dt)
+
         kb = KernelBuilder.new_function(
             group.name,
             [
-                *(memref_type(s, d) for s, d in arg_infos),
+                *(arg_type(k, s, d) for k, (s, d) in enumerate(arg_infos)),
+                *([INDEX] if runtime_args else []),
                 INDEX,
                 INDEX,
                 LLVMPointerType(),
             ],
         )
-        kb.status_position = len(arg_infos)  # before the thread arguments
+        # before the thread arguments (and after the channel-block count)
+        kb.status_position = len(arg_infos) + (1 if runtime_args else 0)
         tid, count, team = kb.args[-3:]
         tid.name_hint, count.name_hint, team.name_hint = "tid", "nthreads", "team"
         if threads:
             kb.thread = (tid, count, team)
-        buf_args = kb.args[:-3]
+        buf_args = kb.args[: len(arg_infos)]
         bufs = [Buffer(a, s, d) for a, (s, d) in zip(buf_args, arg_infos, strict=True)]
+        if runtime_args:
+            blocks_arg = kb.args[len(arg_infos)]
+            blocks_arg.name_hint = "blocks"
+            for k in sorted(runtime_args):
+                a, (s, d) = buf_args[k], arg_infos[k]
+                bufs[k] = Buffer(a, s, d, runtime=(1, blocks_arg))
+                kb.flat(bufs[k])  # its 1-D view, at the top of the function
         n_in, n_w, n_out = len(inputs), len(weights), len(outputs)
         sources: dict[SSAValue, Source] = {}
         for v, b in zip(inputs, bufs[:n_in], strict=True):
@@ -465,6 +577,7 @@ class _GroupLowering:
             parallel=kb.runs_in_parallel(),
             shared_nests=kb.parallel_regions,
             status=kb.uses_status,
+            blocks=tuple(sorted(runtime_args)),
         )
 
     def source(
@@ -495,12 +608,17 @@ def is_compute(op: Operation) -> bool:
     )
 
 
-def lower_group(group: Group) -> Kernel:
+def lower_group(
+    group: Group, blocks: ChannelBlocks | None = None, bound: int = 0
+) -> Kernel:
     """Lower a group of ops to a kernel function (see the module docstring). A
     kernel that cannot be shared out between threads (several parallel nests, or
     stores outside its one) is emitted again with ordinary loop nests: thread 0
-    runs it alone."""
-    kernel = _GroupLowering(group).lower()
+    runs it alone. ``blocks`` (:func:`channel_blocks` of ``group``): the kernel
+    takes the count of input-channel blocks at run time, built (its tiling
+    chosen) for counts up to ``bound`` (at least ``blocks.count``)."""
+    bound = max(bound, blocks.count) if blocks is not None else 0
+    kernel = _GroupLowering(group, blocks, bound).lower()
     if kernel.parallel or kernel.shared_nests == 0:
         return kernel
-    return _GroupLowering(group).lower(threads=False)
+    return _GroupLowering(group, blocks, bound).lower(threads=False)

@@ -39,6 +39,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import nn
 from xrelay.dialects.relay.base import RelayOp
+from xrelay.lowering import tiling
 from xrelay.lowering.builder import Buffer, Index, KernelBuilder
 from xrelay.lowering.kernels import (
     BufferSource,
@@ -163,7 +164,7 @@ class RowTiles:
     in_hw: tuple[int, int]
     kernel_hw: tuple[int, int]
     out_w: int
-    blocks: int
+    blocks: Index
     block: int
     dt: DType
     src_dt: DType
@@ -180,7 +181,7 @@ class RowTiles:
         out: Buffer,
         epilogue: Epilogue | None,
         stage: Buffer | None = None,
-        chunk: tuple[Index, int] | None = None,
+        chunk: tuple[Index, Index] | None = None,
     ) -> None:
         """Emit output row ``y`` of ``out_blocks`` blocks of ``lanes`` channels.
         ``stage`` (an ``[out_blocks * tile, lanes]`` buffer), when the blocks'
@@ -284,15 +285,20 @@ class RowTiles:
                         ),
                     ),
                 )
-            # (counter's first value, its end) per counter, fastest first
-            axes = ((0, kw, kw), (ky_lo, ky_hi, kh), (cb_lo, cb_hi, cb_n))
-            digits = [(lo, hi) for lo, hi, n in axes if n > 1]
+            # (counter's first value, its end, whether it can count past its
+            # first value) per counter, fastest first
+            axes = (
+                (0, kw, kw > 1),
+                (ky_lo, ky_hi, kh > 1),
+                (cb_lo, cb_hi, not isinstance(cb_n, int) or cb_n > 1),
+            )
+            digits = [(lo, hi) for lo, hi, counts in axes if counts]
 
             def over_taps(_: Index, carried: list[SSAValue]) -> list[SSAValue]:
                 tap: list[Index] = [lo for lo, _, _ in axes]
                 counters = iter(carried[sums:])
-                for pos, (_, _, n) in enumerate(axes):
-                    if n > 1:
+                for pos, (_, _, counts) in enumerate(axes):
+                    if counts:
                         tap[pos] = next(counters)
                 kx, ky, cb = tap
                 new = over_kx(x, cb, ky, kx, carried[:sums])
@@ -311,7 +317,7 @@ class RowTiles:
 
             return kb.fold_loop(
                 0,
-                kb.imul(kb.isub(ky_hi, ky_lo), kw * cb_n),
+                kb.imul(kb.isub(ky_hi, ky_lo), kb.imul(kw, cb_n)),
                 init + [kb.index(lo) for lo, _ in digits],
                 over_taps,
             )[:sums]
@@ -389,7 +395,7 @@ def weight_row(
             )
         ):
             last["idx"] = idx
-            last["base"] = kb.flat_index(idx, buf.shape)
+            last["base"] = kb.flat_index(idx, buf.dims)
         flat = kb.flat(buf)
         return kb.load(flat, [kb.iadd(last["base"], oi)])
 
@@ -550,6 +556,12 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         return
     _, _, oh, ow, _ = out.shape
     dt = out.dtype
+    # the count of input-channel blocks: cb_n, or an argument of a kernel shared by
+    # convolutions that differ in it (lowering.group.channel_blocks), whose tiling
+    # is then chosen for its largest count, cb_n
+    blocks: Index = cb_n
+    if data.buffer is not None and data.buffer.runtime is not None:
+        blocks = data.buffer.dims[1]
     # a group's output blocks read the group's input blocks (cb_n of them, from
     # the group's first one): no block straddles two groups
     ob_per_group = ob_n // groups
@@ -565,7 +577,7 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         (h, w),
         (kh, kw),
         ow,
-        cb_n,
+        blocks,
         x_blk,
         dt,
         data.dtype,
@@ -577,8 +589,14 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     # them), the partial sums kept in the output: zeroed first, loaded and stored by
     # every pass (in the order of the reference's sums), then the epilogue. A row
     # the tiles do not divide takes one pass: its last tile would load sums the
-    # tile before it has already added to.
-    chunk = conv_chunk(cb_n, nb * kh * kw * x_blk * y_blk * weight.dtype.itemsize)
+    # tile before it has already added to. A count known at run time only: as
+    # many blocks as fit the budget (the largest count's chunk need not divide
+    # the others), the last chunk cut at the count.
+    block_bytes = nb * kh * kw * x_blk * y_blk * weight.dtype.itemsize
+    if isinstance(blocks, int):
+        chunk = conv_chunk(cb_n, block_bytes)
+    else:
+        chunk = max(1, min(cb_n, tiling.CONV_CHUNK_BYTES // block_bytes))
     if ow % tile:
         chunk = cb_n
     group = conv_row_group(oh, n_ * (ob_n // nb))
@@ -616,7 +634,12 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
             return
         with plane() as idx:
             kb.store(kb.zero(dt), out, idx)
-        with kb.loop(0, cb_n, chunk) as cb0, kb.loop(y_lo, y_hi) as y:
+        with kb.loop(0, blocks, chunk) as cb0, kb.loop(y_lo, y_hi) as y:
+            size = (
+                chunk
+                if isinstance(blocks, int)
+                else kb.imin(chunk, kb.isub(blocks, cb0))
+            )
             rows.emit(
                 y,
                 y_blk,
@@ -625,7 +648,7 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
                 lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
                 out,
                 None,
-                chunk=(cb0, chunk),
+                chunk=(cb0, size),
             )
         if epilogue is not None:
             with plane() as idx:

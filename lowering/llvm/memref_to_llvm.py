@@ -10,7 +10,8 @@ buffer as one pointer (MLIR's bare-pointer convention). So:
   vector type, aligned as one element). Index terms that are constants are folded into one constant at
   build time; a 1-D access (the kernels' flat views) costs no arithmetic at all;
 * ``memref.reinterpret_cast`` (a reshape or flat view: offset 0, contiguous) is the
-  same pointer; a static offset becomes a ``getelementptr``;
+  same pointer (whatever its sizes: a ``memref<?x...>`` is addressed like the static
+  one, its first extent never enters the address); a static offset becomes a ``getelementptr``;
 * ``ptr_xdsl.to_ptr`` / ``from_ptr`` and the casts between the two pointer types
   disappear; ``ptr_xdsl.ptradd`` becomes ``getelementptr i8``.
 
@@ -110,7 +111,9 @@ def _address(
     ``at``)."""
     assert isinstance(ty, MemRefType)
     shape = ty.get_shape()
-    if any(d < 0 for d in shape):
+    # row-major strides never involve the first extent: it may be dynamic (the
+    # 1-D views of buffers with a runtime extent)
+    if any(d < 0 for d in shape[1:]):
         raise LoweringError(f"cannot lower a memref of dynamic shape {ty}")
     constant = 0
     terms: list[SSAValue] = []
