@@ -72,6 +72,11 @@ build's process and the transfer back 20-40 ms: 2,000 ops (0.4 s alone) gain som
 0.15 s in two processes, fewer gain next to nothing."""
 MIN_OPS_PER_JOB = 1_000
 """One process per this many ops at most."""
+PARENT_HANDICAP = 0.1
+"""The parent's part starts this fraction of a fair share heavier: the parent also
+forks, collects its garbage between stages and reads the results (measured: CPU of
+the section's parent 25% over its child's on ResNet-18, 13% on DenseNet-121, with
+parts of equal op counts)."""
 
 
 def requested_jobs() -> int:
@@ -122,9 +127,9 @@ class Plan:
 
 def plan_parts(module: ModuleOp, jobs: int) -> Plan | None:
     """Share the kernels of a planned module out into at most ``jobs`` parts
-    balanced by op count (largest first, each to the lightest part; the host counts
-    in the parent's part); ``None`` where one process is better (see the module
-    docstring) or forking is not safe."""
+    balanced by op count (largest first, each to the lightest part; the host and
+    :data:`PARENT_HANDICAP` count in the parent's part); ``None`` where one process
+    is better (see the module docstring) or forking is not safe."""
     if jobs <= 1:
         return None
     kernels: list[func.FuncOp] = []
@@ -150,10 +155,13 @@ def plan_parts(module: ModuleOp, jobs: int) -> Plan | None:
     parts: list[list[func.FuncOp]] = [[] for _ in range(jobs)]
     sizes = [0] * jobs
     sizes[0] = host_ops
+    handicap = int(PARENT_HANDICAP * total / jobs)
+    sizes[0] += handicap
     for n, _, k in sized:
         j = min(range(jobs), key=lambda b: sizes[b])
         parts[j].append(k)
         sizes[j] += n
+    sizes[0] -= handicap
     keep = [j for j in range(jobs) if j == 0 or parts[j]]
     return Plan([parts[j] for j in keep], [sizes[j] for j in keep], declarations)
 
@@ -344,13 +352,16 @@ def lower_in_parts(
         child_cpu = 0.0
         for child in children:
             data = _read_all(child.read_fd)
-            _, status, usage = os.wait4(child.pid, 0)
+            try:
+                _, status, usage = os.wait4(child.pid, 0)
+                child_cpu += usage.ru_utime + usage.ru_stime
+            except ChildProcessError:  # SIGCHLD ignored: the system reaped it
+                status = 0
             child.reaped = True
             t, o, seconds = _result(child, data, status)
             texts.append(t)
             objects.append(o)
             child_stages.append(seconds)
-            child_cpu += usage.ru_utime + usage.ru_stime
     finally:
         _finish(children)
     times = current_times()
