@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/compile.py [--models /work/shared/models] [--opt-level 3]
                                       [--only resnet18 densenet121 ...] [--no-warm]
+                                      [--jobs N]
 
 Models: ``MODELS/*.onnx`` and ``MODELS/zoo/*/model.onnx``. Each model is built twice,
 each time in a fresh subprocess (libraries imported and LLVM initialised before the
@@ -14,8 +15,15 @@ clock starts): *cold*, into an empty cache directory (``XRELAY_CACHE_DIR``), the
   ``llvm dialect``, ``LLVM IR text``, ``llvmlite parse`` (and verify), ``llvmlite
   optimise`` (O3), ``llvmlite codegen`` (object code and JIT loading), ``collector``
   (collections between stages), and the compile
-  cache's ``cache lookup`` / ``load`` / ``store``;
+  cache's ``cache lookup`` / ``load`` / ``store``. A build compiled in several
+  processes (``$XRELAY_COMPILE_JOBS``, ``--jobs``: :mod:`xrelay.lowering.parallel`)
+  counts the stages of every process: a stage's figure is then its time summed over
+  the processes (the work), not wall clock;
+* ``jobs``: the processes the build used; ``par s``: wall clock of its parallel
+  section (from the ``llvm dialect`` to the last object);
 * ``ready s``: ONNX file -> runnable model (import + build), wall clock;
+* ``cpu s``: CPU time (user + system) of the import and build, the child processes
+  included;
 * ``max err``: one run against the model's reference output.
 
 A model that does not import is reported as such and the run goes on. The closing
@@ -29,6 +37,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -89,6 +98,13 @@ def measure(path: Path, opt_level: int) -> dict[str, Any]:
     target_machine()
     del xrelay.lowering.pipeline, xrelay.runtime.library
     inputs, refs = _inputs_and_outputs(path)
+
+    def cpu() -> float:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+    cpu_start = cpu()
     start = time.perf_counter()
     with StageTimes() as times:
         try:
@@ -100,6 +116,7 @@ def measure(path: Path, opt_level: int) -> dict[str, Any]:
         with PassContext(opt_level=opt_level):
             lib = xrelay.build(mod, params=params)
     ready = time.perf_counter() - start
+    cpu_seconds = cpu() - cpu_start
     outs = lib(*inputs)
     outs = outs if isinstance(outs, tuple) else (outs,)
     err = max(float(np.max(np.abs(o - r))) for o, r in zip(outs, refs, strict=True))
@@ -107,6 +124,9 @@ def measure(path: Path, opt_level: int) -> dict[str, Any]:
         "ok": True,
         "stages": times.seconds,
         "ready": ready,
+        "cpu": cpu_seconds,
+        "jobs": times.jobs,
+        "parallel_wall": times.parallel_wall,
         "max_err": err,
         "cache_hit": bool(getattr(lib, "from_cache", False)),
     }
@@ -116,7 +136,10 @@ def _row(name: str, phase: str, r: dict[str, Any], cols: list[str]) -> str:
     if not r["ok"]:
         return f"{name:<16}{phase:<6}{r['error']}"
     cells = "".join(f"{r['stages'].get(c, 0.0):>8.2f}" for c in cols)
-    return f"{name:<16}{phase:<6}{cells}{r['ready']:>9.2f}{r['max_err']:>10.1e}"
+    return (
+        f"{name:<16}{phase:<6}{cells}{r['jobs']:>5}{r['parallel_wall']:>7.2f}"
+        f"{r['ready']:>9.2f}{r['cpu']:>7.2f}{r['max_err']:>10.1e}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opt-level", type=int, default=3)
     parser.add_argument("--only", nargs="*", default=None, help="model names")
     parser.add_argument("--no-warm", action="store_true", help="cold builds only")
+    parser.add_argument(
+        "--jobs", type=int, default=None, help="XRELAY_COMPILE_JOBS of the builds"
+    )
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
@@ -152,13 +178,15 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{'model':<16}{'cache':<6}"
         + "".join(f"{SHORT[c]:>8}" for c in cols)
-        + f"{'ready s':>9}{'max err':>10}"
+        + f"{'jobs':>5}{'par s':>7}{'ready s':>9}{'cpu s':>7}{'max err':>10}"
     )
     results: dict[str, dict[str, dict[str, Any]]] = {}
     phases = ["cold"] if args.no_warm else ["cold", "warm"]
     for name, path in files.items():
         with tempfile.TemporaryDirectory(prefix="xrelay-bench-cache-") as cache:
             env = dict(os.environ, XRELAY_CACHE_DIR=cache)
+            if args.jobs is not None:
+                env["XRELAY_COMPILE_JOBS"] = str(args.jobs)
             for phase in phases:
                 cmd = [sys.executable, __file__, "--opt-level", str(args.opt_level),
                        "--child", str(path)]  # fmt: skip
@@ -202,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     for n, r in results.items():
         if not r["cold"]["ok"]:
             print(f"{n}: {r['cold']['error']}")
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
     return 0
 
 

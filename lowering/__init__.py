@@ -28,7 +28,9 @@ The pipeline and where each step lives
    -p relay-lower-to-llvm -t llvm`` prints it.
 
 :func:`~xrelay.lowering.pipeline.lower_model` runs it all; ``xrelay.build`` adds the
-optimisation pipeline before and the JIT after (:mod:`xrelay.runtime`).
+optimisation pipeline before and the JIT after (:mod:`xrelay.runtime`). A large
+module's kernels go through steps 3 and 4 and LLVM's compilation in several
+processes, one object file per part (:mod:`.parallel`).
 
 Decisions
 ---------

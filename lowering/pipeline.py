@@ -31,8 +31,11 @@ from xrelay.lowering.graph import (
 from xrelay.lowering.llvm import lower_to_llvm
 from xrelay.lowering.llvm.host_abi import weight_globals
 from xrelay.lowering.memory_plan import arena_size, host_function, plan_memory
+from xrelay.lowering.parallel import lower_in_parts, plan_parts, requested_jobs
 from xrelay.lowering.scalar_types import tensor_info
 from xrelay.lowering.stages import stage
+from xrelay.runtime.artifact import interface_global
+from xrelay.runtime.jit import join_parts
 from xrelay.runtime.spec import KernelCall, ModelSpec, TensorSpec
 
 
@@ -90,8 +93,14 @@ class LoweredModel:
 
     spec: ModelSpec
     llvm_ir: str
+    """The LLVM IR; of a build lowered in parts, the parts one after another
+    (:func:`xrelay.runtime.jit.split_parts`)."""
     memref_ir: str | None = None
     """The planned memref-level module as text, when asked for."""
+    objects: list[bytes] | None = None
+    """The object code of every part of ``llvm_ir``, with the interface global
+    (:func:`~xrelay.runtime.artifact.interface_global`), when the lowering compiled
+    it already (a build in parts: :mod:`xrelay.lowering.parallel`)."""
 
 
 def lower_model(
@@ -100,10 +109,16 @@ def lower_model(
     keep_mlir: bool = False,
     in_place: bool = False,
     profile: bool = False,
+    jobs: int | None = None,
 ) -> LoweredModel:
     """Lower a copy of ``module`` (left as it was) to LLVM IR; ``in_place``: lower
     ``module`` itself (no copy: for a module nobody else holds); ``profile``: a
-    profiled build (every kernel call timed, :mod:`xrelay.runtime.profile`)."""
+    profiled build (every kernel call timed, :mod:`xrelay.runtime.profile`);
+    ``jobs``: the processes the kernels may be lowered and compiled in (default
+    ``$XRELAY_COMPILE_JOBS`` or the CPUs; small modules use one:
+    :mod:`xrelay.lowering.parallel`)."""
+    if jobs is None:
+        jobs = requested_jobs()
     work = module if in_place else module.clone()
     stage_boundary()
     with stage("relay->kernels"):
@@ -112,6 +127,10 @@ def lower_model(
         plan_memory(work)
         spec = model_spec(work)
     memref_ir = str(work) if keep_mlir else None
+    plan = plan_parts(work, jobs)
+    if plan is not None:
+        texts, objects = lower_in_parts(work, plan, interface_global(spec.to_json()))
+        return LoweredModel(spec, join_parts(texts), memref_ir, objects)
     stage_boundary()
     with stage("llvm dialect"):
         lower_to_llvm(work)

@@ -4,12 +4,17 @@ StageTimes() as times: xrelay.build(...)``), and does nothing otherwise.
 
 Times are exclusive: a stage entered inside another is not counted in the outer
 one (``kernel IR`` runs inside ``relay->kernels``). ``bench/compile.py`` prints them.
+
+A build compiled in several processes (:mod:`xrelay.lowering.parallel`) adds the
+stage times of its child processes to its own: a stage's figure is then the time
+spent in it summed over the processes (work, not wall clock), and
+:attr:`StageTimes.parallel_wall` the wall clock of the parallel sections.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from types import TracebackType
@@ -43,6 +48,12 @@ class StageTimes:
         self.seconds: dict[str, float] = {}
         self.frames: list[list[float]] = []  # [start, time spent in nested stages]
         self._token: object = None
+        self.jobs = 1
+        """The most processes a section of the build ran in."""
+        self.parallel_wall = 0.0
+        """Wall-clock seconds of the sections run in several processes."""
+        self.child_cpu = 0.0
+        """CPU seconds (user + system) of the child processes."""
 
     def __enter__(self) -> StageTimes:
         self._token = _current.set(self)
@@ -59,9 +70,30 @@ class StageTimes:
     def add(self, name: str, seconds: float) -> None:
         self.seconds[name] = self.seconds.get(name, 0.0) + seconds
 
+    def add_parallel(
+        self,
+        jobs: int,
+        wall: float,
+        child_stages: list[Mapping[str, float]],
+        child_cpu: float,
+    ) -> None:
+        """Record a section run in ``jobs`` processes: its wall clock, the stage
+        times the child processes measured and their CPU time."""
+        self.jobs = max(self.jobs, jobs)
+        self.parallel_wall += wall
+        self.child_cpu += child_cpu
+        for seconds in child_stages:
+            for name, value in seconds.items():
+                self.add(name, value)
+
     @property
     def total(self) -> float:
         return sum(self.seconds.values())
+
+
+def current_times() -> StageTimes | None:
+    """The :class:`StageTimes` being recorded, if any."""
+    return _current.get()
 
 
 @contextmanager

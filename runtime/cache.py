@@ -13,7 +13,8 @@ xrelay (with a digest of its source files), xDSL, llvmlite, LLVM and Python.
 
 One entry is one file ``<key>.xrc``: a magic string, the length of a JSON header,
 the header (format, key, the spec with the weights' layout, the sizes of the parts
-and the SHA-256 of the payload), then the payload: object code, weights blob, LLVM IR
+and the SHA-256 of the payload), then the payload: the object code (one object per
+part of a model compiled in parts, :mod:`xrelay.runtime.jit`), weights blob, LLVM IR
 text and, when kept, the memref-level IR. An entry is read whole and checked (size,
 key, digest, layout) before anything of it is used; a bad one is deleted and the
 model rebuilt. Entries are written to a temporary file in the cache folder and
@@ -45,7 +46,8 @@ from xrelay.target import current_target_text
 
 ENV = "XRELAY_CACHE_DIR"
 MAGIC = b"XRELAYC\x01"
-FORMAT = "xrelay-cache-1"
+FORMAT = "xrelay-cache-2"
+"""Bumped whenever the layout changes (2: several objects); other formats are stale."""
 SUFFIX = ".xrc"
 _HEADER_LIMIT = 1 << 26
 
@@ -182,7 +184,8 @@ class CachedBuild:
     """What a build produces, as stored in an entry."""
 
     spec: ModelSpec
-    object_code: bytes
+    objects: list[bytes]
+    """The object code, one object per part of ``llvm_ir``."""
     llvm_ir: str
     memref_ir: str | None = None
 
@@ -207,7 +210,7 @@ def store(key: str, built: CachedBuild) -> Path | None:
 
     def payload() -> Iterator[bytes | memoryview]:
         """The payload in pieces (weights one by one, never copied into one blob)."""
-        yield built.object_code
+        yield from built.objects
         at = 0
         for w, (off, n) in zip(spec.weights, layout, strict=True):
             yield bytes(off - at)
@@ -224,7 +227,8 @@ def store(key: str, built: CachedBuild) -> Path | None:
             "format": FORMAT,
             "key": key,
             "spec": json.loads(spec.to_json()),
-            "sizes": [len(built.object_code), blob_size, len(llvm_ir), len(memref_ir)],
+            "objects": [len(obj) for obj in built.objects],
+            "sizes": [blob_size, len(llvm_ir), len(memref_ir)],
             "has_memref_ir": built.memref_ir is not None,
             "sha256": digest.hexdigest(),
         }
@@ -273,6 +277,7 @@ def read_entry(path: Path, key: str) -> CachedBuild:
             if header.get("key") != key:
                 raise CacheEntryError("entry of another key")
             sizes = [int(n) for n in header["sizes"]]
+            obj_sizes = [int(n) for n in header["objects"]]
             spec, layout = ModelSpec.from_json(json.dumps(header["spec"]))
             digest_expected = str(header["sha256"])
             has_memref = bool(header["has_memref_ir"])
@@ -280,20 +285,22 @@ def read_entry(path: Path, key: str) -> CachedBuild:
             raise
         except (ValueError, KeyError, TypeError) as e:
             raise CacheEntryError(f"bad header: {e}") from None
-        if len(sizes) != 4 or min(sizes) < 0:
+        if len(sizes) != 3 or not obj_sizes or min(sizes + obj_sizes) < 0:
             raise CacheEntryError("bad part sizes")
-        if len(MAGIC) + 8 + hlen + sum(sizes) != size:
+        expected = len(MAGIC) + 8 + hlen + sum(sizes) + sum(obj_sizes)
+        if expected != size:
             raise CacheEntryError(
-                f"size {size} does not match its header "
-                f"({len(MAGIC) + 8 + hlen + sum(sizes)}): truncated or extended"
+                f"size {size} does not match its header ({expected}): truncated or "
+                "extended"
             )
-        obj_n, blob_n, ll_n, mem_n = sizes
+        blob_n, ll_n, mem_n = sizes
         for off, n in layout:
             if off < 0 or n < 0 or off + n > blob_n:
                 raise CacheEntryError("a weight lies outside the weights blob")
         digest = hashlib.sha256()
-        obj = f.read(obj_n)
-        digest.update(obj)
+        objects = [f.read(n) for n in obj_sizes]
+        for obj in objects:
+            digest.update(obj)
         blob = aligned_empty((blob_n,), np.dtype(np.uint8))
         if f.readinto(blob.data) != blob_n:
             raise CacheEntryError("truncated weights")
@@ -307,7 +314,7 @@ def read_entry(path: Path, key: str) -> CachedBuild:
     # the weights as byte views of one aligned blob: the same layout (offsets and
     # sizes) as the built model's, which is all the executor and export need
     spec.weights = [blob[off : off + n] for off, n in layout]
-    return CachedBuild(spec, obj, ll.decode(), mem.decode() if has_memref else None)
+    return CachedBuild(spec, objects, ll.decode(), mem.decode() if has_memref else None)
 
 
 def load(key: str, need_memref_ir: bool = False) -> CachedBuild | None:

@@ -4,13 +4,22 @@ shared libraries.
 Code is generated for the host's CPU name and features at LLVM's ``O3`` (the new pass
 manager's default pipeline). The JIT resolves the C library's math functions
 (``expf``, ``tanhf``, ``erff``...) from the running process.
+
+A model's code may come in parts, one object file each (a build compiled in several
+processes, :mod:`xrelay.lowering.parallel`): its LLVM IR text is then the parts'
+modules one after another, each after a line :data:`PART_MARKER` ``k/n --``
+(:func:`join_parts`, :func:`split_parts`); one part is just its module. The JIT
+loads every object and links them (functions called across parts have hidden
+visibility).
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import re
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -19,6 +28,27 @@ from xrelay.lowering.stages import stage
 
 _lock = threading.Lock()
 _ready = False
+
+PART_MARKER = "; -- xrelay object "
+"""The line opening each part of a model's LLVM IR compiled in parts."""
+_PART_LINE = re.compile(r"^; -- xrelay object \d+/\d+ --\n", re.MULTILINE)
+
+
+def join_parts(parts: Sequence[str]) -> str:
+    """The LLVM IR text of a model compiled in ``parts`` (one part: itself)."""
+    if len(parts) == 1:
+        return parts[0]
+    n = len(parts)
+    return "".join(
+        f"{PART_MARKER}{k + 1}/{n} --\n{text}" for k, text in enumerate(parts)
+    )
+
+
+def split_parts(llvm_ir: str) -> list[str]:
+    """The parts of :func:`join_parts`' text (text without markers: one part)."""
+    if not llvm_ir.startswith(PART_MARKER):
+        return [llvm_ir]
+    return _PART_LINE.split(llvm_ir)[1:]
 
 
 def _init() -> None:
@@ -91,25 +121,43 @@ def optimize_ir(llvm_ir: str, tm: Any) -> Any:
 class JITModule:
     """LLVM IR compiled in memory; :meth:`address` gives a symbol's address.
 
-    The IR is optimised and compiled to position-independent object code once; the
-    JIT loads that object (so the same code can be written into a shared library
-    without compiling again: :attr:`object_code`)."""
+    The IR is optimised and compiled to position-independent object code once (one
+    object per part: :func:`split_parts`); the JIT loads those objects (so the same
+    code can be written into a shared library without compiling again:
+    :attr:`objects`)."""
 
-    def __init__(self, llvm_ir: str, object_code: bytes | None = None):
-        """Compile ``llvm_ir``; or, given its ``object_code`` (from the compile
-        cache), only load that."""
+    def __init__(
+        self, llvm_ir: str, object_code: bytes | Sequence[bytes] | None = None
+    ):
+        """Compile ``llvm_ir``; or, given its object code (one object per part: from
+        the compile cache, or compiled by the build already), only load that."""
         tm = target_machine(pic=True)
         self.llvm_ir = llvm_ir
-        self.module: Any = None
+        self.modules: list[Any] | None = None
         if object_code is None:
-            self.module = optimize_ir(llvm_ir, tm)
+            self.modules = [optimize_ir(part, tm) for part in split_parts(llvm_ir)]
             with stage("llvmlite codegen"):
-                object_code = bytes(tm.emit_object(self.module))
-        self.object_code: bytes = object_code
+                objects = [bytes(tm.emit_object(m)) for m in self.modules]
+        elif isinstance(object_code, bytes):
+            objects = [object_code]
+        else:
+            objects = list(object_code)
+        self.objects: list[bytes] = objects
+        """The object code, one object per part of the IR."""
         with stage("llvmlite codegen"):
             self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-            self.engine.add_object_file(llvm.ObjectFileRef.from_data(self.object_code))
+            for obj in self.objects:
+                self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             self.engine.finalize_object()
+
+    @property
+    def object_code(self) -> bytes:
+        """The object code of a model compiled in one part."""
+        if len(self.objects) != 1:
+            raise ValueError(
+                f"the model is compiled in {len(self.objects)} objects (see .objects)"
+            )
+        return self.objects[0]
 
     def address(self, name: str) -> int:
         addr = self.engine.get_function_address(name)
@@ -118,13 +166,21 @@ class JITModule:
         return int(addr)
 
     def optimized_ir(self) -> str:
-        if self.module is None:  # loaded from object code: optimise again to show it
-            self.module = optimize_ir(self.llvm_ir, target_machine(pic=True))
-        return str(self.module)
+        if self.modules is None:  # loaded from object code: optimise again to show it
+            tm = target_machine(pic=True)
+            self.modules = [optimize_ir(p, tm) for p in split_parts(self.llvm_ir)]
+        return join_parts([str(m) for m in self.modules])
 
 
 def object_code(llvm_ir: str) -> bytes:
-    """Position-independent object code of LLVM IR (for a shared library)."""
+    """Position-independent object code of LLVM IR in one part (for a shared
+    library, or a part of a model compiled in parts)."""
     tm = target_machine(pic=True)
     mod = optimize_ir(llvm_ir, tm)
-    return bytes(tm.emit_object(mod))
+    with stage("llvmlite codegen"):
+        return bytes(tm.emit_object(mod))
+
+
+def object_codes(llvm_ir: str) -> list[bytes]:
+    """The object code of every part of ``llvm_ir`` (:func:`split_parts`)."""
+    return [object_code(part) for part in split_parts(llvm_ir)]

@@ -4,7 +4,8 @@ read back by :func:`load_module` without compiling anything).
 
 Both give executors (``create()``) and a one-call form (``lib(*arrays)``).
 
-A shared library holds the model's object code, its weights as one binary blob
+A shared library holds the model's object code (every object of a model compiled
+in parts), its weights as one binary blob
 (``.incbin`` in an assembler file, in a read-only section: never LLVM IR text) and its
 interface as JSON, linked with the system C compiler driver (``cc``, or ``$CC``).
 """
@@ -40,7 +41,7 @@ from xrelay.runtime.executor import (
     aligned_empty,
     zero_copy_problem,
 )
-from xrelay.runtime.jit import JITModule, object_code
+from xrelay.runtime.jit import JITModule, object_codes
 from xrelay.runtime.spec import Array, ModelSpec
 
 
@@ -143,15 +144,20 @@ class Library(_Runnable):
         llvm_ir: str,
         memref_ir: str | None = None,
         num_threads: int | None = None,
-        object_code: bytes | None = None,
+        object_code: bytes | Sequence[bytes] | None = None,
+        *,
+        from_cache: bool | None = None,
     ):
+        """``object_code``: the code of ``llvm_ir`` compiled already (one object per
+        part, :mod:`xrelay.runtime.jit`), with the interface global; ``from_cache``:
+        whether it came from the compile cache (default: whether it is given)."""
         self.llvm_ir = llvm_ir
         """The LLVM IR given to LLVM (weights are not in it)."""
         self.memref_ir = memref_ir
         # the code names the interface it is compiled for (checked when loading an
         # export: :mod:`xrelay.runtime.artifact`)
         self.jit = JITModule(llvm_ir + interface_global(spec.to_json()), object_code)
-        self.from_cache = object_code is not None
+        self.from_cache = object_code is not None if from_cache is None else from_cache
         """Whether the code came from the compile cache (:mod:`.cache`)."""
         pointers = [w.ctypes.data for w in spec.weights]
         self.executable = Executable(
@@ -177,7 +183,7 @@ class Library(_Runnable):
         self, path: str | os.PathLike[str], cc: str | None = None
     ) -> None:
         """Write a shared library holding the code, the weights and the interface."""
-        export_shared_library(self.spec, self.jit.object_code, Path(path), cc)
+        export_shared_library(self.spec, self.jit.objects, Path(path), cc)
 
 
 def _find_cc(cc: str | None) -> list[str]:
@@ -196,26 +202,32 @@ def _asm_string(path: Path) -> str:
 
 
 def export_shared_library(
-    spec: ModelSpec, code: str | bytes, path: Path, cc: str | None = None
+    spec: ModelSpec,
+    code: str | bytes | Sequence[bytes],
+    path: Path,
+    cc: str | None = None,
 ) -> None:
-    """Link ``code`` (position-independent object code compiled by :class:`Library`,
-    or LLVM IR compiled to it) with the weights blob, the metadata and the header
-    that checks them (:mod:`xrelay.runtime.artifact`) into the shared library
-    ``path``."""
+    """Link ``code`` (position-independent object code compiled by :class:`Library`:
+    one object, or one per part; or LLVM IR compiled to it) with the weights blob,
+    the metadata and the header that checks them (:mod:`xrelay.runtime.artifact`)
+    into the shared library ``path``."""
     command = _find_cc(cc)
     metadata = spec.to_json()
-    obj = (
-        code
-        if isinstance(code, bytes)
-        else object_code(code + interface_global(metadata))
-    )
+    if isinstance(code, str):
+        objects = object_codes(code + interface_global(metadata))
+    elif isinstance(code, bytes):
+        objects = [code]
+    else:
+        objects = list(code)
     layout = spec.weight_layout()
     blob = bytearray(max((off + n for off, n in layout), default=0))
     for w, (off, n) in zip(spec.weights, layout, strict=True):
         blob[off : off + n] = np.ascontiguousarray(w).reshape(-1).view(np.uint8).data
     with tempfile.TemporaryDirectory(prefix="xrelay-export-") as tmp:
         d = Path(tmp)
-        (d / "model.o").write_bytes(obj)
+        object_files = [d / f"model{k}.o" for k in range(len(objects))]
+        for f, obj in zip(object_files, objects, strict=True):
+            f.write_bytes(obj)
         (d / "weights.bin").write_bytes(blob)
         (d / "meta.json").write_bytes(metadata.encode())
         (d / "header.bin").write_bytes(header_bytes(blob, metadata.encode()))
@@ -248,7 +260,7 @@ def export_shared_library(
             "-fPIC",
             "-o",
             str(out),
-            str(d / "model.o"),
+            *map(str, object_files),
             str(d / "blob.S"),
             "-lm",
             "-lpthread",

@@ -106,7 +106,7 @@ def build(
             hit = compile_cache.load(key, need_memref_ir=keep_mlir)
             if hit is not None:
                 lib = Library(
-                    hit.spec, hit.llvm_ir, hit.memref_ir, num_threads, hit.object_code
+                    hit.spec, hit.llvm_ir, hit.memref_ir, num_threads, hit.objects
                 )
                 _remember_rebuild(lib, mod, params, entry, ctx, entered, num_threads)
                 return lib
@@ -127,7 +127,14 @@ def build(
         )
         del module
         stage_boundary()
-    lib = Library(lowered.spec, lowered.llvm_ir, lowered.memref_ir, num_threads)
+    lib = Library(
+        lowered.spec,
+        lowered.llvm_ir,
+        lowered.memref_ir,
+        num_threads,
+        lowered.objects,  # compiled already by a build in parts
+        from_cache=False,
+    )
     if not profile:
         _remember_rebuild(lib, mod, params, entry, ctx, entered, num_threads)
     if key is not None:
@@ -136,7 +143,7 @@ def build(
                 key,
                 compile_cache.CachedBuild(
                     lowered.spec,
-                    lib.jit.object_code,
+                    lib.jit.objects,
                     lowered.llvm_ir,
                     lowered.memref_ir,
                 ),

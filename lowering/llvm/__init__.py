@@ -41,15 +41,21 @@ def lower_to_llvm(module: ModuleOp) -> None:
             "lower-to-llvm: no host function (run relay-to-kernels first)"
         )
     host_name = host.sym_name.data
-    ctx = Context()
     lower_host_abi(module)
+    lower_functions_to_llvm(module)
+    add_entry_point(module, host_name)
+
+
+def lower_functions_to_llvm(module: ModuleOp) -> None:
+    """Steps 2 to 6 alone, in place: the functions of a module that has no host (a
+    part of a build lowered on its own: :mod:`xrelay.lowering.parallel`), or whose
+    host's globals are already pointer arguments."""
     convert_scf_to_cf(module)
     convert_memref_to_llvm(module)
     # arith, math and cf in one walk (after arith's constants)
     convert_arith_to_llvm(module, {**math_converters(module), **CF_CONVERTERS})
     convert_func_to_llvm(module)
-    ReconcileUnrealizedCastsPass().apply(ctx, module)
-    add_entry_point(module, host_name)
+    ReconcileUnrealizedCastsPass().apply(Context(), module)
 
 
-__all__ = ["ENTRY", "lower_to_llvm"]
+__all__ = ["ENTRY", "lower_functions_to_llvm", "lower_to_llvm"]

@@ -44,7 +44,7 @@ def built() -> tuple[Any, Any, Any]:
 
 
 def _kernels(llvm_ir: str) -> set[str]:
-    return set(re.findall(r'define internal void @"(k\d+_\w+)"\(', llvm_ir))
+    return set(re.findall(r'define (?:internal|hidden) void @"(k\d+_\w+)"\(', llvm_ir))
 
 
 def test_only_a_profiled_build_has_timing(built: tuple[Any, Any, Any]):
