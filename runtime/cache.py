@@ -19,6 +19,12 @@ text and, when kept, the memref-level IR. An entry is read whole and checked (si
 key, digest, layout) before anything of it is used; a bad one is deleted and the
 model rebuilt. Entries are written to a temporary file in the cache folder and
 renamed into place, so concurrent builds of the same module never see half an entry.
+
+Size: the folder holds at most ``$XRELAY_CACHE_MAX_MB`` MiB of entries (default
+2048). After each store the least recently used entries go (a hit marks its entry
+used: its modification time), never the one just written; temporary files a killed
+writer left behind go once they are an hour old. :func:`trim` does the same on
+demand and :func:`clear` empties the folder of entries.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import os
 import struct
 import sys
 import tempfile
+import time
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -45,6 +52,9 @@ from xrelay.runtime.spec import ModelSpec
 from xrelay.target import current_target_text
 
 ENV = "XRELAY_CACHE_DIR"
+MAX_ENV = "XRELAY_CACHE_MAX_MB"
+DEFAULT_MAX_MB = 2048
+STALE_TMP_SECONDS = 3600.0
 MAGIC = b"XRELAYC\x01"
 FORMAT = "xrelay-cache-2"
 """Bumped whenever the layout changes (2: several objects); other formats are stale."""
@@ -245,6 +255,7 @@ def store(key: str, built: CachedBuild) -> Path | None:
         path = _entry_path(key)
         os.replace(tmp_name, path)
         tmp_name = None
+        trim(keep=path)
         return path
     except OSError as e:
         warnings.warn(
@@ -333,4 +344,86 @@ def load(key: str, need_memref_ir: bool = False) -> CachedBuild | None:
         return None
     if need_memref_ir and built.memref_ir is None:
         return None
+    try:  # used now: the last entry the size limit evicts
+        os.utime(path)
+    except OSError:
+        pass
     return built
+
+
+# -- size ------------------------------------------------------------------------------
+
+
+def max_bytes() -> int:
+    """The folder's size limit: ``$XRELAY_CACHE_MAX_MB`` MiB (a non-negative integer;
+    anything else warns and the default holds)."""
+    text = os.environ.get(MAX_ENV, "").strip()
+    if not text:
+        return DEFAULT_MAX_MB << 20
+    try:
+        mb = int(text)
+        if mb < 0:
+            raise ValueError
+    except ValueError:
+        warnings.warn(
+            f"xrelay: {MAX_ENV}={text!r} is not a size in MiB (a non-negative "
+            f"integer); using {DEFAULT_MAX_MB}",
+            stacklevel=3,
+        )
+        return DEFAULT_MAX_MB << 20
+    return mb << 20
+
+
+def _entries(folder: Path) -> list[tuple[float, int, Path]]:
+    """(last use, size, path) of the entries in ``folder``; the temporary files of
+    writers dead for an hour are removed on the way."""
+    found: list[tuple[float, int, Path]] = []
+    try:
+        names = list(os.scandir(folder))
+    except OSError:
+        return found
+    now = time.time()
+    for item in names:
+        try:
+            st = item.stat(follow_symlinks=False)
+        except OSError:  # removed by another process meanwhile
+            continue
+        if not item.is_file(follow_symlinks=False):
+            continue
+        if item.name.endswith(SUFFIX):
+            found.append((st.st_mtime, st.st_size, Path(item.path)))
+        elif item.name.startswith(".") and now - st.st_mtime > STALE_TMP_SECONDS:
+            try:
+                os.unlink(item.path)
+            except OSError:
+                pass
+    return found
+
+
+def trim(limit: int | None = None, keep: Path | None = None) -> int:
+    """Remove the least recently used entries until the folder holds at most
+    ``limit`` bytes of them (default :func:`max_bytes`), never ``keep``; the number
+    of entries removed."""
+    limit = max_bytes() if limit is None else limit
+    entries = _entries(cache_dir())
+    total = sum(size for _, size, _ in entries)
+    removed = 0
+    for _, size, path in sorted(entries):
+        if total <= limit:
+            break
+        if keep is not None and path == keep:
+            continue
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            continue
+        total -= size
+        removed += 1
+    return removed
+
+
+def clear() -> int:
+    """Remove every entry of the cache folder; the number removed."""
+    return trim(limit=0)

@@ -238,3 +238,72 @@ def test_the_key_hashes_constants_by_their_bytes():
         c = W.copy()
         c.reshape(-1)[-1] = np.nextafter(c.reshape(-1)[-1], np.float32(np.inf))
         assert ka != cache.build_key(model(c).module, None, "main", ctx)
+
+
+def _age(path: Path, seconds_ago: float) -> None:
+    import os
+    import time
+
+    t = time.time() - seconds_ago
+    os.utime(path, (t, t))
+
+
+def big_model(scale: float) -> relay.IRModule:
+    """An entry of about 1.2 MiB (its weights)."""
+    x = relay.var("x", shape=(1, 512), dtype="float32")
+    w = np.full((600, 512), scale, dtype="float32")
+    return relay.IRModule.from_expr(relay.nn.dense(x, relay.const(w)))
+
+
+def test_the_size_limit_evicts_the_least_recently_used(
+    cache_folder: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv(cache.MAX_ENV, "3")  # MiB: room for two entries, not three
+    build(big_model(1.0))
+    (first,) = entries(cache_folder)
+    _age(first, 300)
+    build(big_model(2.0))
+    (second,) = set(entries(cache_folder)) - {first}
+    _age(second, 200)
+    assert build(big_model(1.0)).from_cache  # a hit marks the first entry used
+    size = max(p.stat().st_size for p in entries(cache_folder))
+    assert 2 * size <= cache.max_bytes() < 3 * size
+    build(big_model(3.0))
+    left = entries(cache_folder)
+    assert len(left) == 2
+    assert first in left
+    assert second not in left
+    assert build(big_model(1.0)).from_cache
+    assert not build(big_model(2.0)).from_cache
+
+
+def test_a_limit_of_zero_keeps_only_the_entry_just_written(
+    cache_folder: Path, monkeypatch: pytest.MonkeyPatch
+):
+    build(model(W))
+    monkeypatch.setenv(cache.MAX_ENV, "0")
+    build(model(W * 2.0))
+    assert len(entries(cache_folder)) == 1
+    assert build(model(W * 2.0)).from_cache
+    assert cache.clear() == 1
+    assert entries(cache_folder) == []
+
+
+def test_stale_temporary_files_are_removed(cache_folder: Path):
+    build(model())
+    fresh, stale = cache_folder / ".abc-fresh", cache_folder / ".abc-stale"
+    fresh.write_bytes(b"x")
+    stale.write_bytes(b"x")
+    _age(stale, 2 * cache.STALE_TMP_SECONDS)
+    assert cache.trim() == 0
+    assert fresh.exists()
+    assert not stale.exists()
+
+
+@pytest.mark.parametrize("value", ["lots", "-1", "1.5"])
+def test_a_bad_size_limit_warns_and_keeps_the_default(
+    value: str, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv(cache.MAX_ENV, value)
+    with pytest.warns(UserWarning, match=cache.MAX_ENV):
+        assert cache.max_bytes() == cache.DEFAULT_MAX_MB << 20
