@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
     VectorType,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue, SSAValues
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.lowering.llvm.fast_ops import call_intrinsic
@@ -110,6 +110,26 @@ class InsertBefore(Builder):
         return op
 
 
+def replace_uses(old: SSAValue, new: SSAValue) -> None:
+    """``old.replace_all_uses_with(new)``, with one copy of a user's operand tuple
+    per use (xDSL's rebuilds it from Python-level slices: quadratic in the operand
+    count, and the branches of loops carrying a register tile have hundreds)."""
+    if new is old:
+        return
+    use = old.first_use
+    while use is not None:
+        following = use._next_use  # pyright: ignore[reportPrivateUsage]
+        user = use.operation
+        operands = list(user._operands)  # pyright: ignore[reportPrivateUsage]
+        operands[use.index] = new
+        user._operands = SSAValues(operands)  # pyright: ignore[reportPrivateUsage]
+        new.add_use(use)
+        use = following
+    old.first_use = None
+    if new.name_hint is None:
+        new.name_hint = old.name_hint
+
+
 def replace_results(op: Operation, values: Sequence[SSAValue]) -> None:
     """Replace the results of ``op`` by ``values`` and erase it."""
     results = op.results
@@ -118,7 +138,7 @@ def replace_results(op: Operation, values: Sequence[SSAValue]) -> None:
             f"{op.name}: {len(results)} results replaced by {len(values)} values"
         )
     for old, new in zip(results, values, strict=True):
-        old.replace_all_uses_with(new)
+        replace_uses(old, new)
     block = op.parent
     assert block is not None
     block.detach_op(op)
