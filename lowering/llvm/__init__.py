@@ -7,10 +7,10 @@ The steps, in order (:func:`lower_to_llvm`):
 3. :mod:`.memref_to_llvm`: buffers become pointers, loads and stores typed
    ``getelementptr`` addresses (in place of xDSL's ``convert-memref-to-ptr``,
    ``convert-ptr-type-offsets`` and ``convert-ptr-to-llvm``: see the module);
-5. xrelay's :mod:`.arith_to_llvm`, :mod:`.math_to_llvm`, :mod:`.cf_to_llvm` (one
-   walk of the module after arith's constants), :mod:`.func_to_llvm` (xDSL 0.74 has
-   none of them);
-6. xDSL's ``reconcile-unrealized-casts`` (for casts left by other steps);
+5. xrelay's :mod:`.arith_to_llvm`, :mod:`.math_to_llvm`, :mod:`.cf_to_llvm` and
+   :mod:`.func_to_llvm`'s returns and calls (one walk of the module after arith's
+   constants), then the functions (xDSL 0.74 has none of these conversions);
+6. xDSL's ``reconcile-unrealized-casts``, when other steps left casts;
 7. :func:`.host_abi.add_entry_point`: ``xrelay_run(args, tid, nthreads, team)``,
    one thread's call of the host (the translation to LLVM IR adds the thread team
    and ``xrelay_entry``: :mod:`.threads`).
@@ -19,13 +19,14 @@ The steps, in order (:func:`lower_to_llvm`):
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
 
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.llvm.arith_to_llvm import convert_arith_to_llvm
 from xrelay.lowering.llvm.cf_to_llvm import CF_CONVERTERS
-from xrelay.lowering.llvm.func_to_llvm import convert_func_to_llvm
+from xrelay.lowering.llvm.common import module_ops
+from xrelay.lowering.llvm.func_to_llvm import FUNC_CONVERTERS, convert_func_to_llvm
 from xrelay.lowering.llvm.host_abi import ENTRY, add_entry_point, lower_host_abi
 from xrelay.lowering.llvm.math_to_llvm import math_converters
 from xrelay.lowering.llvm.memref_to_llvm import convert_memref_to_llvm
@@ -52,10 +53,14 @@ def lower_functions_to_llvm(module: ModuleOp) -> None:
     host's globals are already pointer arguments."""
     convert_scf_to_cf(module)
     convert_memref_to_llvm(module)
-    # arith, math and cf in one walk (after arith's constants)
-    convert_arith_to_llvm(module, {**math_converters(module), **CF_CONVERTERS})
-    convert_func_to_llvm(module)
-    ReconcileUnrealizedCastsPass().apply(Context(), module)
+    # arith, math, cf and func's returns and calls in one walk (after arith's
+    # constants)
+    others = {**math_converters(module), **CF_CONVERTERS, **FUNC_CONVERTERS}
+    convert_arith_to_llvm(module, others)
+    convert_func_to_llvm(module, bodies=False)
+    # a walk of its own: only when a cast is left (none is in xrelay's own kernels)
+    if any(isinstance(op, UnrealizedConversionCastOp) for op in module_ops(module)):
+        ReconcileUnrealizedCastsPass().apply(Context(), module)
 
 
 __all__ = ["ENTRY", "lower_functions_to_llvm", "lower_to_llvm"]

@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from xrelay.lowering.llvm import fast_ops
 from xrelay.lowering.llvm.common import (
     Converter,
     apply_converters,
@@ -75,11 +76,11 @@ _INT_MINMAX: dict[type[Operation], str] = {
 
 def _icmp(b: Builder, lhs: SSAValue, rhs: SSAValue, pred: str) -> SSAValue:
     flag = llvm.ICmpPredicateFlag(pred).to_int()
-    return b.insert(llvm.ICmpOp(lhs, rhs, IntegerAttr(flag, i64))).results[0]
+    return b.insert(fast_ops.icmp(lhs, rhs, flag)).results[0]
 
 
 def _const(b: Builder, value: int, ty: Attribute) -> SSAValue:
-    return b.insert(llvm.ConstantOp(IntegerAttr(value, cast(Any, ty)), ty)).results[0]
+    return b.insert(fast_ops.constant(IntegerAttr(value, cast(Any, ty)), ty)).results[0]
 
 
 def _constant(op: Operation, b: Builder) -> Sequence[SSAValue]:
@@ -92,7 +93,7 @@ def _constant(op: Operation, b: Builder) -> Sequence[SSAValue]:
         attr = value
     else:
         raise NotImplementedError(f"arith.constant {value} cannot be lowered")
-    return b.insert(llvm.ConstantOp(attr, ty)).results
+    return b.insert(fast_ops.constant(attr, ty)).results
 
 
 def _broadcast(op: Operation, b: Builder) -> Sequence[SSAValue]:
@@ -110,7 +111,7 @@ def _broadcast(op: Operation, b: Builder) -> Sequence[SSAValue]:
 
 def _binary(target: type[Operation]) -> Converter:
     def conv(op: Operation, b: Builder) -> Sequence[SSAValue]:
-        return b.insert(target(op.operands[0], op.operands[1])).results  # pyright: ignore[reportCallIssue]
+        return b.insert(fast_ops.binary(target, op.operands[0], op.operands[1])).results
 
     return conv
 
@@ -119,7 +120,7 @@ def _minmax_int(pred: str) -> Converter:
     def conv(op: Operation, b: Builder) -> Sequence[SSAValue]:
         lhs, rhs = op.operands
         cond = _icmp(b, lhs, rhs, pred)
-        return b.insert(llvm.SelectOp(cond, lhs, rhs)).results
+        return b.insert(fast_ops.select(cond, lhs, rhs)).results
 
     return conv
 
@@ -149,8 +150,7 @@ def _floordivsi(op: Operation, b: Builder) -> Sequence[SSAValue]:
 
 def _cmpi(op: Operation, b: Builder) -> Sequence[SSAValue]:
     assert isinstance(op, arith.CmpiOp)
-    pred = IntegerAttr(op.predicate.value.data, i64)
-    return b.insert(llvm.ICmpOp(op.lhs, op.rhs, pred)).results
+    return b.insert(fast_ops.icmp(op.lhs, op.rhs, op.predicate.value.data)).results
 
 
 def _cmpf(op: Operation, b: Builder) -> Sequence[SSAValue]:
@@ -161,7 +161,7 @@ def _cmpf(op: Operation, b: Builder) -> Sequence[SSAValue]:
 
 def _select(op: Operation, b: Builder) -> Sequence[SSAValue]:
     cond, lhs, rhs = op.operands
-    return b.insert(llvm.SelectOp(cond, lhs, rhs)).results
+    return b.insert(fast_ops.select(cond, lhs, rhs)).results
 
 
 def _negf(op: Operation, b: Builder) -> Sequence[SSAValue]:

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
-from xrelay.lowering.llvm.common import apply_converters, convert_type
+from xrelay.lowering.llvm.common import Converter, apply_converters, convert_type
 
 
 def _function(op: func.FuncOp) -> llvm.FuncOp:
@@ -53,9 +53,19 @@ def _call(op: Operation, b: Builder) -> Sequence[SSAValue]:
     ).results
 
 
-def convert_func_to_llvm(module: ModuleOp) -> None:
-    """Convert every ``func`` op of ``module``."""
-    apply_converters(module, {func.ReturnOp: _return, func.CallOp: _call})
+FUNC_CONVERTERS: dict[type[Operation], Converter] = {
+    func.ReturnOp: _return,
+    func.CallOp: _call,
+}
+"""The converters of the ops inside functions (``return``, ``call``)."""
+
+
+def convert_func_to_llvm(module: ModuleOp, bodies: bool = True) -> None:
+    """Convert every ``func`` op of ``module``; ``bodies=False``: only the functions,
+    their returns and calls being converted already (:data:`FUNC_CONVERTERS`, run in
+    another walk)."""
+    if bodies:
+        apply_converters(module, FUNC_CONVERTERS)
     for op in list(module.ops):
         if isinstance(op, func.FuncOp):
             Rewriter.replace_op(op, _function(op))

@@ -39,6 +39,7 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, IntegerType, i64
 from xdsl.ir import SSAValue
 
+from xrelay.lowering.llvm import fast_ops
 from xrelay.lowering.llvm.common import intrinsic
 
 F32 = Float32Type()
@@ -52,27 +53,25 @@ class _Emit:
         self.b = b
 
     def f(self, value: float) -> SSAValue:
-        return self.b.insert(
-            llvm.ConstantOp(FloatAttr(value, cast(Any, F32)), F32)
-        ).results[0]
+        return self._op(fast_ops.constant(FloatAttr(value, cast(Any, F32)), F32))
 
     def i(self, value: int) -> SSAValue:
-        return self.b.insert(llvm.ConstantOp(IntegerAttr(value, I32), I32)).results[0]
+        return self._op(fast_ops.constant(IntegerAttr(value, I32), I32))
 
     def _op(self, op: Any) -> SSAValue:
         return self.b.insert(op).results[0]
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(llvm.FAddOp(a, b))
+        return self._op(fast_ops.binary(llvm.FAddOp, a, b))
 
     def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(llvm.FSubOp(a, b))
+        return self._op(fast_ops.binary(llvm.FSubOp, a, b))
 
     def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(llvm.FMulOp(a, b))
+        return self._op(fast_ops.binary(llvm.FMulOp, a, b))
 
     def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(llvm.FDivOp(a, b))
+        return self._op(fast_ops.binary(llvm.FDivOp, a, b))
 
     def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
         return intrinsic(self.b, "llvm.fma.f32", [a, b, c], F32)
@@ -88,7 +87,7 @@ class _Emit:
         return self._op(llvm.FCmpOp(a, b, IntegerAttr(flag, i64)))
 
     def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(llvm.SelectOp(cond, a, b))
+        return self._op(fast_ops.select(cond, a, b))
 
     def bits(self, a: SSAValue) -> SSAValue:
         return self._op(llvm.BitcastOp(a, I32))
@@ -97,22 +96,22 @@ class _Emit:
         return self._op(llvm.BitcastOp(a, F32))
 
     def iadd(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(llvm.AddOp(a, b))
+        return self._op(fast_ops.binary(llvm.AddOp, a, b))
 
     def isub(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(llvm.SubOp(a, b))
+        return self._op(fast_ops.binary(llvm.SubOp, a, b))
 
     def iand(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(llvm.AndOp(a, b))
+        return self._op(fast_ops.binary(llvm.AndOp, a, b))
 
     def ior(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(llvm.OrOp(a, b))
+        return self._op(fast_ops.binary(llvm.OrOp, a, b))
 
     def shl(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(llvm.ShlOp(a, b))
+        return self._op(fast_ops.binary(llvm.ShlOp, a, b))
 
     def ashr(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(llvm.AShrOp(a, b))
+        return self._op(fast_ops.binary(llvm.AShrOp, a, b))
 
     def to_float(self, a: SSAValue) -> SSAValue:
         return self._op(llvm.SIToFPOp(a, F32))

@@ -44,7 +44,13 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from xrelay.lowering.errors import LoweringError
-from xrelay.lowering.llvm.common import apply_converters
+from xrelay.lowering.llvm import fast_ops
+from xrelay.lowering.llvm.common import (
+    Converter,
+    apply_converters,
+    blocks_of,
+    module_ops,
+)
 
 POINTER = llvm.LLVMPointerType()
 
@@ -83,7 +89,7 @@ class _Constants:
         key = (id(fn), value)
         found = self._cache.get(key)
         if found is None:
-            const = llvm.ConstantOp(IntegerAttr(value, i64), i64)
+            const = fast_ops.constant(IntegerAttr(value, i64), i64)
             entry = fn.body.blocks[0]
             if entry.first_op is None:
                 entry.add_op(const)
@@ -91,12 +97,6 @@ class _Constants:
                 entry.insert_op_before(const, entry.first_op)
             found = self._cache[key] = const.result
         return found
-
-
-def _as_i64(b: Builder, value: SSAValue) -> SSAValue:
-    if isinstance(value.type, IntegerType):
-        return value
-    return b.insert(arith.IndexCastOp(value, i64)).result
 
 
 def _address(
@@ -122,37 +122,20 @@ def _address(
         if known is not None:
             constant += known * stride
             continue
-        term = _as_i64(b, index)
+        # an ``index`` operand is used as it is: every ``index`` value becomes an
+        # ``i64`` later in the conversion (arith_to_llvm)
         if stride != 1:
-            term = b.insert(llvm.MulOp(term, consts.get(at, stride))).res
-        terms.append(term)
+            stride_c = consts.get(at, stride)
+            index = b.insert(fast_ops.binary(llvm.MulOp, index, stride_c, i64)).res
+        terms.append(index)
     if not terms and constant == 0:
         return base
     if constant:
         terms.append(consts.get(at, constant))
     linear = terms[0]
     for term in terms[1:]:
-        linear = b.insert(llvm.AddOp(linear, term)).res
-    gep = llvm.GEPOp(
-        base,
-        [llvm.GEP_USE_SSA_VAL],
-        ty.get_element_type(),
-        ssa_indices=[linear],
-        inbounds=True,
-    )
-    return b.insert(gep).result
-
-
-def _accesses(module: ModuleOp) -> dict[Operation, Attribute]:
-    """The memref type each load and store accesses (read before the conversion
-    retypes their operands)."""
-    types: dict[Operation, Attribute] = {}
-    for op in module.walk():
-        if isinstance(op, memref.LoadOp | memref.StoreOp):
-            types[op] = op.memref.type
-        elif isinstance(op, vector.LoadOp | vector.StoreOp):
-            types[op] = op.base.type
-    return types
+        linear = b.insert(fast_ops.binary(llvm.AddOp, linear, term, i64)).res
+    return b.insert(fast_ops.gep(base, ty.get_element_type(), linear)).result
 
 
 def _load(
@@ -160,7 +143,7 @@ def _load(
 ) -> Sequence[SSAValue]:
     assert isinstance(op, memref.LoadOp)
     addr = _address(b, consts, op, op.memref, ty, op.indices)
-    return [b.insert(llvm.LoadOp(addr, op.res.type)).dereferenced_value]
+    return [b.insert(fast_ops.load(addr, op.res.type)).dereferenced_value]
 
 
 def _store(
@@ -168,7 +151,7 @@ def _store(
 ) -> Sequence[SSAValue]:
     assert isinstance(op, memref.StoreOp)
     addr = _address(b, consts, op, op.memref, ty, op.indices)
-    b.insert(llvm.StoreOp(op.value, addr))
+    b.insert(fast_ops.store(op.value, addr))
     return []
 
 
@@ -186,7 +169,7 @@ def _vector_load(
     address, aligned as the element (the buffers are not aligned to vectors)."""
     assert isinstance(op, vector.LoadOp)
     addr = _address(b, consts, op, op.base, ty, op.indices)
-    load = llvm.LoadOp(addr, op.result.type, alignment=_element_bytes(ty))
+    load = fast_ops.load(addr, op.result.type, _element_bytes(ty))
     return [b.insert(load).dereferenced_value]
 
 
@@ -195,7 +178,7 @@ def _vector_store(
 ) -> Sequence[SSAValue]:
     assert isinstance(op, vector.StoreOp)
     addr = _address(b, consts, op, op.base, ty, op.indices)
-    b.insert(llvm.StoreOp(op.vector, addr, alignment=_element_bytes(ty)))
+    b.insert(fast_ops.store(op.vector, addr, _element_bytes(ty)))
     return []
 
 
@@ -226,7 +209,9 @@ def _forward(op: Operation, b: Builder) -> Sequence[SSAValue]:
 
 def _ptr_add(op: Operation, b: Builder) -> Sequence[SSAValue]:
     assert isinstance(op, ptr.PtrAddOp)
-    offset = _as_i64(b, op.offset)
+    offset = op.offset
+    if not isinstance(offset.type, IntegerType):
+        offset = b.insert(arith.IndexCastOp(offset, i64)).result
     gep = llvm.GEPOp(
         op.addr, [llvm.GEP_USE_SSA_VAL], IntegerType(8), ssa_indices=[offset]
     )
@@ -248,39 +233,44 @@ def _cast(op: Operation, b: Builder) -> Sequence[SSAValue] | None:
 def convert_memref_to_llvm(module: ModuleOp) -> None:
     """Convert every ``memref`` and ``ptr_xdsl`` op and value of ``module`` (see the
     module docstring)."""
-    for op in module.walk():
-        if isinstance(op, func.FuncOp):
+    consts = _Constants()
+    # the memref type each access reads, taken before the conversion retypes the
+    # operands
+    types: dict[Operation, Attribute] = {}
+    table: dict[type[Operation], Converter] = {
+        memref.LoadOp: lambda op, b: _load(op, b, types[op], consts),
+        memref.StoreOp: lambda op, b: _store(op, b, types[op], consts),
+        vector.LoadOp: lambda op, b: _vector_load(op, b, types[op], consts),
+        vector.StoreOp: lambda op, b: _vector_store(op, b, types[op], consts),
+        memref.ReinterpretCastOp: _reinterpret,
+        ptr.ToPtrOp: _forward,
+        ptr.FromPtrOp: _forward,
+        ptr.PtrAddOp: _ptr_add,
+        UnrealizedConversionCastOp: _cast,
+    }
+    for op in module_ops(module):
+        if isinstance(op, memref.LoadOp | memref.StoreOp):
+            types[op] = op.memref.type
+        elif isinstance(op, vector.LoadOp | vector.StoreOp):
+            types[op] = op.base.type
+        elif isinstance(op, func.FuncOp):
             ty = op.function_type
             op.function_type = FunctionType.from_lists(
                 [_pointer_type(t) for t in ty.inputs.data],
                 [_pointer_type(t) for t in ty.outputs.data],
             )
-    types = _accesses(module)
-    consts = _Constants()
-    apply_converters(
-        module,
-        {
-            memref.LoadOp: lambda op, b: _load(op, b, types[op], consts),
-            memref.StoreOp: lambda op, b: _store(op, b, types[op], consts),
-            vector.LoadOp: lambda op, b: _vector_load(op, b, types[op], consts),
-            vector.StoreOp: lambda op, b: _vector_store(op, b, types[op], consts),
-            memref.ReinterpretCastOp: _reinterpret,
-            ptr.ToPtrOp: _forward,
-            ptr.FromPtrOp: _forward,
-            ptr.PtrAddOp: _ptr_add,
-            UnrealizedConversionCastOp: _cast,
-        },
-    )
-    # arguments last: the converters above read the memref types of their operands
-    for op in module.walk():
-        for region in op.regions:
-            for block in region.blocks:
-                for arg in list(block.args):
-                    if isinstance(arg.type, MemRefType | ptr.PtrType):
-                        Rewriter.replace_value_with_new_type(arg, POINTER)
-    for op in module.walk():
-        if op.name.startswith(("memref.", "ptr_xdsl.", "vector.load", "vector.store")):
+        elif type(op) not in table and op.name.startswith(_MEMORY_OPS):
             raise LoweringError(f"{op.name}: cannot be lowered to llvm", op)
+    apply_converters(module, table)
+    # arguments last: the converters above read the memref types of their operands
+    for block in blocks_of(module):
+        for arg in block.args:
+            if isinstance(arg.type, MemRefType | ptr.PtrType):
+                Rewriter.replace_value_with_new_type(arg, POINTER)
+
+
+_MEMORY_OPS = ("memref.", "ptr_xdsl.", "vector.load", "vector.store")
+"""The ops that must all be converted (the others are left as they are)."""
 
 
 __all__ = ["convert_memref_to_llvm"]
