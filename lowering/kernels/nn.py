@@ -29,6 +29,7 @@ from xrelay.lowering.kernels import (
     scratch,
     with_epilogue,
 )
+from xrelay.lowering.kernels.gemm import dense_pack_vectors
 from xrelay.lowering.kernels.pool import from_nchw, to_nchw
 from xrelay.lowering.kernels.reduce import F64, fold_lanes
 from xrelay.lowering.scalar_types import DType, is_float
@@ -285,6 +286,8 @@ def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> 
     stored."""
     kb = cx.kb
     x, w = cx.operand(0), cx.operand(1)
+    if dense_pack_vectors(kb, x, w, out, epilogue):
+        return
     dt = out.dtype
     # N-D data: the leading dims are the rows of one matrix (row-major)
     lead, k_n = x.shape[:-1], x.shape[-1]
