@@ -181,6 +181,10 @@ def gemm_tile(rows: int, vectors: int) -> tuple[int, int]:
     then the most rows (each weight vector loaded serves more rows).
 
     ``XRELAY_TILE_ROWS`` caps ``mr`` (see the module docstring)."""
+    hack = os.environ.get("XRELAY_GEMM_TILE")
+    if hack:
+        a, b = hack.split("x")
+        return min(rows, int(a)), min(vectors, int(b))
     unit = host_vector_unit()
     cap_rows = _override()
     best: tuple[int, int, int, int] | None = None

@@ -29,7 +29,7 @@ from xrelay.lowering.kernels import (
     scratch,
     with_epilogue,
 )
-from xrelay.lowering.kernels.gemm import dense_pack_vectors
+from xrelay.lowering.kernels.gemm import batch_matmul_vectors, dense_pack_vectors
 from xrelay.lowering.kernels.pool import from_nchw, to_nchw
 from xrelay.lowering.kernels.reduce import F64, fold_lanes
 from xrelay.lowering.scalar_types import DType, is_float
@@ -399,6 +399,8 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
             kb.store(_batch_matmul(cx, 0, idx), out, idx)
         return
     ta, tb = get_bool(op.transpose_a), get_bool(op.transpose_b)
+    if batch_matmul_vectors(kb, x, y, out, ta, cx.scratch[0] if tb else None):
+        return
     b_n, m_n, n_n = out.shape
     k_n = x.shape[1] if ta else x.shape[2]
     # one repack of a transposed y per batch entry, inside the parallel nest over

@@ -296,7 +296,18 @@ def test_grouped_nchwc_odd_shapes(rng: Gen, check: Check, case: Any):
 def _dense_pack_cases(rng: Gen, case: Any) -> list[Any]:
     out: list[Any] = []
     # (M, K, units, n): 1 row; blocks not a multiple of the tile; K = 1; large K
-    for m, k, u, n in [(1, 37, 48, 16), (9, 5, 88, 8), (3, 1, 4, 4), (2, 700, 160, 16)]:
+    for m, k, u, n in [
+        (1, 37, 48, 16),
+        (9, 5, 88, 8),
+        (3, 1, 4, 4),
+        (2, 700, 160, 16),
+        # vector tiles: rows no tile divides, blocks of several vectors (32, 64)
+        # or fewer lanes than a vector (2), a short last column tile
+        (17, 19, 96, 32),
+        (29, 3, 1024, 64),
+        (31, 4, 6, 2),
+        (128, 9, 1008, 16),
+    ]:
         gen = _ints if k > 32 else _x
         out.append(
             case(
@@ -308,7 +319,12 @@ def _dense_pack_cases(rng: Gen, case: Any) -> list[Any]:
         )
     # N-D data: the leading dims are the rows (a 1-sized dim, 17 and 30 rows; 1001
     # units in blocks of 7)
-    for lead, k, u, n in [((1, 17), 33, 48, 16), ((2, 3, 5), 3, 1001, 7)]:
+    for lead, k, u, n in [
+        ((1, 17), 33, 48, 16),
+        ((2, 3, 5), 3, 1001, 7),
+        ((1, 1, 1), 1, 2, 2),
+        ((3, 1, 43), 17, 80, 16),
+    ]:
         out.append(
             case(
                 nn.DensePackOp,
@@ -442,6 +458,12 @@ def test_batch_matmul_odd_shapes(rng: Gen, check: Check, case: Any):
         (1, 1, 2, 300, 20, True, True),  # large K (small integers: exact sums)
         (1, 3, 17, 9, 33, False, True),  # broadcast x, y repacked per batch entry
         (4, 1, 5, 3, 17, False, True),  # broadcast transposed y: repacked once
+        # vector tiles: rows the tile does not divide, a short last column tile and
+        # tail columns after the last whole vector (1001 = 62 x 16 + 9)
+        (2, 2, 30, 17, 1001, False, False),
+        (1, 1, 29, 64, 128, False, False),
+        (3, 3, 17, 5, 24, True, True),
+        (2, 1, 1, 1, 1001, False, True),
     ]:
         gen = _ints if k > 32 else _x
         xs = (bx, k, m) if ta else (bx, m, k)
