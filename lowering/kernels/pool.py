@@ -16,8 +16,8 @@ from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import pooling
 from xrelay.dialects.relay.base import get_bool
-from xrelay.lowering.builder import Index, KernelBuilder
-from xrelay.lowering.kernels import OpContext, pointwise
+from xrelay.lowering.builder import Buffer, Index, KernelBuilder
+from xrelay.lowering.kernels import OpContext, materialize, pointwise
 from xrelay.lowering.kernels.reduce import acc_dtype
 from xrelay.lowering.scalar_types import DType, is_float
 
@@ -133,6 +133,60 @@ def _max_pool(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     kb, dt = cx.kb, cx.out_dtype()
     win = _Window(cx, idx)
     return win.fold(cx, [kb.lowest(dt)], lambda c, v: [kb.max(c[0], v, dt)])[0]
+
+
+@materialize(pooling.MaxPool2DOp)
+def _max_pool_any(cx: OpContext, outs: list[Buffer]) -> None:
+    """:func:`_max_pool_blocked` where it applies, else one window fold per output
+    element (the threads share out the elements)."""
+    if _max_pool_blocked(cx, outs[0]):
+        return
+    kb = cx.kb
+    with kb.parallel(outs[0].shape) as idx:
+        kb.store(_max_pool(cx, 0, idx), outs[0], idx)
+
+
+def _max_pool_blocked(cx: OpContext, out: Buffer) -> bool:
+    """Max pooling of a stored ``f32`` / ``f64`` buffer with blocked channels, the
+    channel block last (``NCHW16c``): per output pixel, the window's taps are
+    computed once and each tap is one vector (the block's channels) folded with a
+    NaN-propagating vector max. ``False`` (nothing emitted) for other layouts and
+    dtypes."""
+    op = cx.op
+    assert isinstance(op, pooling.MaxPool2DOp)
+    kb, dt = cx.kb, out.dtype
+    data = cx.operand(0)
+    buf = data.buffer
+    blocked = op.blocked()
+    if (
+        blocked is None
+        or buf is None
+        or data.dtype != dt
+        or dt.kind != "f"
+        or dt.itemsize < 4
+        or blocked.index_of("c") != len(out.shape) - 1
+    ):
+        return False
+    lanes = out.shape[-1]
+    flat_in, flat_out = kb.flat(buf), kb.flat(out)
+    lowest = kb.vsplat(kb.lowest(dt), lanes)
+    with kb.parallel(out.shape[:-1]) as pixel:
+        idx = [*pixel, 0]
+        win = _Window(cx, idx)
+
+        def over_h(i: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            y = kb.iadd(win.start[0], kb.imul(i, win.dilation[0]))
+
+            def tap(j: Index, inner: list[SSAValue]) -> list[SSAValue]:
+                x = kb.iadd(win.start[1], kb.imul(j, win.dilation[1]))
+                at = kb.flat_index(win.index_at(y, x), data.shape)
+                return [kb.max(inner[0], kb.vload(flat_in, [at], lanes), dt)]
+
+            return kb.fold_loop(win.w_range[0], win.w_range[1], carried, tap)
+
+        best = kb.fold_loop(win.h_range[0], win.h_range[1], [lowest], over_h)[0]
+        kb.vstore(best, flat_out, [kb.flat_index(idx, out.shape)])
+    return True
 
 
 @pointwise(pooling.AvgPool2DOp, cheap=False)

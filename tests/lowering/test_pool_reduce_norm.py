@@ -132,8 +132,15 @@ def test_window_pooling_on_blocked_channels(rng: Gen, check: Check, case: Any):
         ((1, 32, 9, 7), 16, {"pool_size": [3, 3], "strides": [2, 2], "padding": [1, 1, 1, 1]}),
         ((2, 8, 6, 5), 4, {"pool_size": [2, 2], "strides": [2, 2], "ceil_mode": True}),
         ((1, 6, 5, 5), 3, {"pool_size": [3, 2], "padding": [1, 0, 1, 1], "count_include_pad": True}),
+        # dilation, a window wider than the data, 1-pixel planes; NaNs (max: they win)
+        ((1, 16, 7, 11), 8, {"pool_size": [3, 5], "dilation": [2, 3], "padding": [2, 2, 1, 6]}),
+        ((3, 16, 1, 1), 16, {"pool_size": [3, 3], "padding": [1, 1, 1, 1]}),
+        ((1, 32, 17, 6), 16, {"pool_size": [2, 3], "strides": [3, 1], "nan": True}),
     ):  # fmt: skip
+        nan = attrs.pop("nan", False)
         x = _x(rng, *shape)
+        if nan:
+            x.reshape(-1)[::37] = np.nan
         xb = _blocked(x, block)
         layout = f"NCHW{block}c"
         for cls in (pl.MaxPool2DOp, pl.AvgPool2DOp):
