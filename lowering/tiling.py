@@ -3,13 +3,14 @@
 The convolution and matrix-product kernels keep a tile of outputs in registers while
 they run over the reduction axes: ``pixels`` output pixels (or matrix rows) times one
 channel block (or unit block) of ``lanes`` values, or two channel blocks for the
-blocked convolutions (:func:`row_tile`). The tile must fit in the vector
+blocked convolutions (:func:`row_tile`); ``mr`` rows times ``nv`` vectors for the
+vector matrix products (:func:`gemm_tile`). The tile must fit in the vector
 register file with room left for the operands, so the tile sizes follow from the
 widest SIMD register of the host (``avx512f``: 32 registers of 64 bytes, ``avx``: 16
 of 32 bytes, otherwise 16 of 16 bytes), as LLVM reports the host's CPU features.
 
-Override: ``XRELAY_TILE_ROWS=<n>`` fixes the number of pixels / rows of a tile (``1``
-turns register tiling off: one output at a time, the loop order of the reference
+Override: ``XRELAY_TILE_ROWS=<n>`` fixes the number of pixels / rows of a tile (caps
+``mr`` for the vector matrix products; otherwise ``1`` turns register tiling off: one output at a time, the loop order of the reference
 kernels). The value is read when a model is lowered.
 """
 
@@ -181,10 +182,6 @@ def gemm_tile(rows: int, vectors: int) -> tuple[int, int]:
     then the most rows (each weight vector loaded serves more rows).
 
     ``XRELAY_TILE_ROWS`` caps ``mr`` (see the module docstring)."""
-    hack = os.environ.get("XRELAY_GEMM_TILE")
-    if hack:
-        a, b = hack.split("x")
-        return min(rows, int(a)), min(vectors, int(b))
     unit = host_vector_unit()
     cap_rows = _override()
     best: tuple[int, int, int, int] | None = None

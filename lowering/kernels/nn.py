@@ -276,7 +276,10 @@ def _dense_pack(cx: OpContext, outs: list[Buffer]) -> None:
 
 def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
     """``data [..., K] @ unpack(weight).T`` with ``weight [U/n, K, n]`` (the leading
-    dims of ``data`` are the ``M`` rows of one matrix), register-tiled:
+    dims of ``data`` are the ``M`` rows of one matrix), register-tiled. Stored
+    ``f32`` / ``f64`` weights whose blocks split into vectors run the vector tiles of
+    :func:`~xrelay.lowering.kernels.gemm.dense_pack_vectors`; the others (``f16``,
+    mixed dtypes, blocks of an odd size) this kernel:
     a tile of one row times ``B`` blocks of ``n`` units
     (``B`` = :func:`~xrelay.lowering.tiling.tile_rows`) is carried through the ``k``
     loop and stored once. Each step loads the ``B`` contiguous weight blocks
@@ -381,7 +384,9 @@ def _batch_matmul_scratch(
 
 @materialize(nn.BatchMatmulOp)
 def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
-    """``batch_matmul`` for floats, register-tiled: for each batch entry and row, the
+    """``batch_matmul`` for floats, register-tiled: on the vector tiles of
+    :func:`~xrelay.lowering.kernels.gemm.batch_matmul_vectors` where the operands
+    allow (stored ``f32`` / ``f64``), else for each batch entry and row, the
     row's outputs are done in tiles of ``V`` vectors of lanes
     (``V`` = :func:`~xrelay.lowering.tiling.tile_rows`) carried through the ``k``
     loop: each step broadcasts ``x[b, m, k]`` and loads ``y[b, k, n0:n0+V*L]``

@@ -476,3 +476,28 @@ def test_batch_matmul_odd_shapes(rng: Gen, check: Check, case: Any):
             )
         )
     check(cases)
+
+
+def test_gemm_tile(monkeypatch: pytest.MonkeyPatch):
+    """Matrix-product tiles: the sums, a vector per column and a broadcast fit the
+    host's registers (and ``MAX_GEMM_SUMS``), never larger than the output; a tall
+    output gets a tile of several rows and enough sums to hide the multiply-add
+    latency; ``XRELAY_TILE_ROWS`` caps the rows."""
+    monkeypatch.delenv("XRELAY_TILE_ROWS", raising=False)
+    registers = tiling.host_vector_unit().registers
+    for rows in (1, 2, 17, 128, 1001):
+        for vectors in (1, 3, 16, 63):
+            mr, nv = tiling.gemm_tile(rows, vectors)
+            assert 1 <= mr <= rows
+            assert 1 <= nv <= vectors
+            assert mr * nv + nv + 1 <= registers
+            assert mr * nv <= tiling.MAX_GEMM_SUMS
+            if rows >= 17 and vectors >= 16:
+                assert mr > 1
+                assert mr * nv >= tiling.GEMM_MIN_STEP
+    # a tile dividing the output beats one leaving short edge tiles
+    cost = tiling._gemm_cost  # pyright: ignore[reportPrivateUsage]
+    assert cost(12, 4, 6, 2) < cost(12, 4, 5, 2)
+    monkeypatch.setenv("XRELAY_TILE_ROWS", "3")
+    assert 1 < tiling.gemm_tile(128, 16)[0] <= 3
+    assert tiling.gemm_tile(2, 16)[0] == 2
