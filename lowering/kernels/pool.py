@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import pooling
@@ -268,6 +269,81 @@ def _global_avg(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     assert isinstance(h, int)
     assert isinstance(w, int)
     return _divide_by_count(kb, total, max(h * w, 1), dt)
+
+
+@materialize(pooling.GlobalAvgPool2DOp, pooling.GlobalMaxPool2DOp)
+def _global_pool_any(cx: OpContext, outs: list[Buffer]) -> None:
+    """:func:`_global_pool_blocked` where it applies, else one plane fold per output
+    element (the threads share out the elements)."""
+    if _global_pool_blocked(cx, outs[0]):
+        return
+    kb = cx.kb
+    value_at = (
+        _global_avg if isinstance(cx.op, pooling.GlobalAvgPool2DOp) else _global_max
+    )
+    with kb.parallel(outs[0].shape) as idx:
+        kb.store(value_at(cx, 0, idx), outs[0], idx)
+
+
+def _global_pool_blocked(cx: OpContext, out: Buffer) -> bool:
+    """Global pooling of a stored ``f32`` / ``f64`` buffer with blocked channels, the
+    channel block last (``NCHW16c``): the threads share out the (batch entry,
+    channel block) planes, and each plane is folded pixel by pixel into one vector
+    of the block's channels (sums in ``f64`` lanes, as the scalar fold; each channel
+    is summed in the same order). ``False`` (nothing emitted) otherwise."""
+    op = cx.op
+    assert isinstance(op, pooling.GlobalAvgPool2DOp | pooling.GlobalMaxPool2DOp)
+    kb, dt = cx.kb, out.dtype
+    data = cx.operand(0)
+    buf = data.buffer
+    blocked = op.blocked()
+    if (
+        blocked is None
+        or buf is None
+        or data.dtype != dt
+        or dt.kind != "f"
+        or dt.itemsize < 4
+        or blocked.index_of("c") != len(out.shape) - 1
+    ):
+        return False
+    shape = data.shape
+    hp, wp = blocked.index_of("H"), blocked.index_of("W")
+    h, w, lanes = shape[hp], shape[wp], shape[-1]
+    outer = [d for k, d in enumerate(shape[:-1]) if k not in (hp, wp)]
+    flat_in, flat_out = kb.flat(buf), kb.flat(out)
+    average = isinstance(op, pooling.GlobalAvgPool2DOp)
+    acc = acc_dtype(dt)
+    acc_ty = kb.vector_type(acc, lanes)
+    with kb.parallel(outer) as pos:
+
+        def at(y: Index, x: Index) -> list[Index]:
+            rest = iter(pos)
+            return [
+                y if k == hp else x if k == wp else next(rest)
+                for k in range(len(shape) - 1)
+            ] + [0]
+
+        def row(y: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            def pixel(x: Index, inner: list[SSAValue]) -> list[SSAValue]:
+                v = kb.vload(flat_in, [kb.flat_index(at(y, x), shape)], lanes)
+                if not average:
+                    return [kb.max(inner[0], v, dt)]
+                if acc != dt:
+                    v = kb.result(arith.ExtFOp(v, acc_ty))
+                return [kb.add(inner[0], v)]
+
+            return kb.fold_loop(0, w, carried, pixel)
+
+        init = kb.vsplat(kb.zero(acc) if average else kb.lowest(dt), lanes)
+        value = kb.fold_loop(0, h, [init], row)[0]
+        if average:
+            if acc != dt:
+                value = kb.result(arith.TruncFOp(value, kb.vector_type(dt, lanes)))
+            count = kb.vsplat(kb.const(float(max(h * w, 1)), dt), lanes)
+            value = kb.div(value, count, dt)
+        out_at = [0 if k in (hp, wp) else i for k, i in enumerate(at(0, 0))]
+        kb.vstore(value, flat_out, [kb.flat_index(out_at, out.shape)])
+    return True
 
 
 def _adaptive_bins(

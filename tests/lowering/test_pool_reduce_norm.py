@@ -104,11 +104,18 @@ def _semantics(
 
 
 def test_global_pooling_on_blocked_channels(rng: Gen, check: Check, case: Any):
-    """NCHW{k}c global pools (odd planes, one block, one-pixel plane) give the NCHW
-    pool laid out as NCHW{k}c: checked against numpy directly and lowered."""
+    """NCHW{k}c global pools (odd planes, one block, one-pixel plane, a large plane
+    with NaNs) give the NCHW pool laid out as NCHW{k}c: checked against numpy directly and lowered."""
     cases = []
-    for shape, block in (((2, 48, 7, 5), 16), ((1, 8, 1, 1), 8), ((1, 12, 3, 9), 4)):
+    for shape, block in (
+        ((2, 48, 7, 5), 16),
+        ((1, 8, 1, 1), 8),
+        ((1, 12, 3, 9), 4),
+        ((1, 32, 41, 37), 16),  # a large plane; NaNs in some channels (they win)
+    ):
         x = _x(rng, *shape)
+        if shape[2] > 40:
+            x[0, ::7, 3, 5] = np.nan
         xb = _blocked(x, block)
         layout = f"NCHW{block}c"
         avg = _semantics(pl.GlobalAvgPool2DOp, xb, layout)
