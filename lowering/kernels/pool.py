@@ -137,24 +137,26 @@ def _max_pool(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
 
 
 @materialize(pooling.MaxPool2DOp)
-def _max_pool_any(cx: OpContext, outs: list[Buffer]) -> None:
-    """:func:`_max_pool_blocked` where it applies, else one window fold per output
-    element (the threads share out the elements)."""
-    if _max_pool_blocked(cx, outs[0]):
+def _window_pool_any(cx: OpContext, outs: list[Buffer]) -> None:
+    """:func:`_window_pool_blocked` where it applies, else one window fold per
+    output element (the threads share out the elements)."""
+    if _window_pool_blocked(cx, outs[0]):
         return
     kb = cx.kb
+    value_at = _avg_pool if isinstance(cx.op, pooling.AvgPool2DOp) else _max_pool
     with kb.parallel(outs[0].shape) as idx:
-        kb.store(_max_pool(cx, 0, idx), outs[0], idx)
+        kb.store(value_at(cx, 0, idx), outs[0], idx)
 
 
-def _max_pool_blocked(cx: OpContext, out: Buffer) -> bool:
-    """Max pooling of a stored ``f32`` / ``f64`` buffer with blocked channels, the
-    channel block last (``NCHW16c``): per output pixel, the window's taps are
-    computed once and each tap is one vector (the block's channels) folded with a
-    NaN-propagating vector max. ``False`` (nothing emitted) for other layouts and
-    dtypes."""
+def _window_pool_blocked(cx: OpContext, out: Buffer) -> bool:
+    """Max or average pooling of a stored ``f32`` / ``f64`` buffer with blocked
+    channels, the channel block last (``NCHW16c``): per output pixel, the window's
+    taps are computed once and each tap is one vector (the block's channels),
+    folded with a NaN-propagating vector max, or added in ``f64`` lanes (each
+    channel in the scalar fold's order) and divided by the pixel's tap count.
+    ``False`` (nothing emitted) for other layouts and dtypes."""
     op = cx.op
-    assert isinstance(op, pooling.MaxPool2DOp)
+    assert isinstance(op, pooling.MaxPool2DOp | pooling.AvgPool2DOp)
     kb, dt = cx.kb, out.dtype
     data = cx.operand(0)
     buf = data.buffer
@@ -168,9 +170,11 @@ def _max_pool_blocked(cx: OpContext, out: Buffer) -> bool:
         or blocked.index_of("c") != len(out.shape) - 1
     ):
         return False
+    average = isinstance(op, pooling.AvgPool2DOp)
+    acc = acc_dtype(dt) if average else dt
     lanes = out.shape[-1]
     flat_in, flat_out = kb.flat(buf), kb.flat(out)
-    lowest = kb.vsplat(kb.lowest(dt), lanes)
+    init = kb.vsplat(kb.zero(acc) if average else kb.lowest(dt), lanes)
     with kb.parallel(out.shape[:-1]) as pixel:
         idx = [*pixel, 0]
         win = _Window(cx, idx)
@@ -181,12 +185,23 @@ def _max_pool_blocked(cx: OpContext, out: Buffer) -> bool:
             def tap(j: Index, inner: list[SSAValue]) -> list[SSAValue]:
                 x = kb.iadd(win.start[1], kb.imul(j, win.dilation[1]))
                 at = kb.flat_index(win.index_at(y, x), data.shape)
-                return [kb.max(inner[0], kb.vload(flat_in, [at], lanes), dt)]
+                v = kb.vload(flat_in, [at], lanes)
+                if not average:
+                    return [kb.max(inner[0], v, dt)]
+                if acc != dt:
+                    v = kb.result(arith.ExtFOp(v, kb.vector_type(acc, lanes)))
+                return [kb.add(inner[0], v)]
 
             return kb.fold_loop(win.w_range[0], win.w_range[1], carried, tap)
 
-        best = kb.fold_loop(win.h_range[0], win.h_range[1], [lowest], over_h)[0]
-        kb.vstore(best, flat_out, [kb.flat_index(idx, out.shape)])
+        value = kb.fold_loop(win.h_range[0], win.h_range[1], [init], over_h)[0]
+        if isinstance(op, pooling.AvgPool2DOp):
+            if acc != dt:
+                value = kb.result(arith.TruncFOp(value, kb.vector_type(dt, lanes)))
+            count = win.count(get_bool(op.count_include_pad))
+            n = kb.cast(kb.cast(kb.int_of_index(count), I64, acc), acc, dt)
+            value = kb.div(value, kb.vsplat(n, lanes), dt)
+        kb.vstore(value, flat_out, [kb.flat_index(idx, out.shape)])
     return True
 
 
@@ -201,6 +216,10 @@ def _avg_pool(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
         cx, [kb.zero(acc)], lambda c, v: [kb.add(c[0], kb.cast(v, dt, acc))]
     )[0]
     return _divide_by_count(kb, total, win.count(get_bool(op.count_include_pad)), dt)
+
+
+# registered after the pointwise lowering (which would replace it)
+materialize(pooling.AvgPool2DOp)(_window_pool_any)
 
 
 def _plane_fold(
