@@ -75,7 +75,9 @@ Decisions
   SLP vectoriser turns into vector registers of the host's widest SIMD
   (``-prefer-256-bit`` is turned off on AVX-512 hosts, :mod:`xrelay.runtime.jit`).
   Tile sizes come from the host's vector registers (:func:`.tiling.row_tile` for
-  convolution rows, :func:`.tiling.tile_rows` for the matrix products; override
+  convolution rows, :func:`.tiling.gemm_tile` for the matrix products, which are
+  written with ``vector`` ops: ``mr`` rows times ``nv`` vectors of sums,
+  :mod:`.kernels.gemm`; override
   ``XRELAY_TILE_ROWS``). A plain ``conv2d`` (one AlterOpLayout did not block)
   repacks its weights into a kernel scratch buffer (``OpLowering.scratch``) and runs
   the same tiles (``batch_matmul`` likewise repacks a transposed ``y``). Products

@@ -3,13 +3,14 @@
 The convolution and matrix-product kernels keep a tile of outputs in registers while
 they run over the reduction axes: ``pixels`` output pixels (or matrix rows) times one
 channel block (or unit block) of ``lanes`` values, or two channel blocks for the
-blocked convolutions (:func:`row_tile`). The tile must fit in the vector
+blocked convolutions (:func:`row_tile`); ``mr`` rows times ``nv`` vectors for the
+vector matrix products (:func:`gemm_tile`). The tile must fit in the vector
 register file with room left for the operands, so the tile sizes follow from the
 widest SIMD register of the host (``avx512f``: 32 registers of 64 bytes, ``avx``: 16
 of 32 bytes, otherwise 16 of 16 bytes), as LLVM reports the host's CPU features.
 
-Override: ``XRELAY_TILE_ROWS=<n>`` fixes the number of pixels / rows of a tile (``1``
-turns register tiling off: one output at a time, the loop order of the reference
+Override: ``XRELAY_TILE_ROWS=<n>`` fixes the number of pixels / rows of a tile (caps
+``mr`` for the vector matrix products; otherwise ``1`` turns register tiling off: one output at a time, the loop order of the reference
 kernels). The value is read when a model is lowered.
 """
 
@@ -145,3 +146,52 @@ def conv_row_group(rows: int, tasks: int) -> int:
     reused by every row of a group; more groups share the work among threads)."""
     groups = max(1, min(rows, -(-CONV_MIN_TASKS // max(1, tasks))))
     return -(-rows // groups)
+
+
+MAX_GEMM_SUMS = 28
+"""Upper bound of the vector accumulators (rows times vectors) of a matrix-product
+register tile (:func:`gemm_tile`): the tile is unrolled in the IR."""
+
+GEMM_MIN_STEP = 8
+"""Fewest multiply-adds one step of a matrix-product tile should issue
+(:func:`gemm_tile`): a tile of fewer independent sums waits on the latency of its
+multiply-adds (about 4 cycles, two issued per cycle) rather than their throughput."""
+
+
+def _gemm_cost(rows: int, vectors: int, mr: int, nv: int) -> int:
+    """Issue slots of one reduction step over all the tiles of a ``rows`` x
+    ``vectors`` output cut into ``mr`` x ``nv`` tiles (the last row and column tiles
+    short): per tile, the most of its multiply-adds, its loads (a broadcast per row,
+    a vector per column) and :data:`GEMM_MIN_STEP`."""
+    total = 0
+    for r, r_count in ((mr, rows // mr), (rows % mr, 1)):
+        for v, v_count in ((nv, vectors // nv), (vectors % nv, 1)):
+            if r and v and r_count and v_count:
+                total += r_count * v_count * max(r * v, r + v, GEMM_MIN_STEP)
+    return total
+
+
+def gemm_tile(rows: int, vectors: int) -> tuple[int, int]:
+    """``(mr, nv)``: the register tile of a matrix product whose output has ``rows``
+    rows and ``vectors`` host vectors per row: ``mr`` rows times ``nv`` vectors of
+    sums, carried through the reduction loop. Each step loads ``nv`` vectors of the
+    right operand and broadcasts ``mr`` values of the left one, so the sums, those
+    ``nv`` vectors and a broadcast must fit the vector registers (and the sums
+    :data:`MAX_GEMM_SUMS`). Among those, the tile with the fewest issue slots over the
+    whole output (:func:`_gemm_cost`: short edge tiles count), then the most sums,
+    then the most rows (each weight vector loaded serves more rows).
+
+    ``XRELAY_TILE_ROWS`` caps ``mr`` (see the module docstring)."""
+    unit = host_vector_unit()
+    cap_rows = _override()
+    best: tuple[int, int, int, int] | None = None
+    best_tile = (1, 1)
+    for nv in range(1, max(1, vectors) + 1):
+        limit = min((unit.registers - 1 - nv) // nv, MAX_GEMM_SUMS // nv, rows)
+        if cap_rows is not None:
+            limit = min(limit, cap_rows)
+        for mr in range(1, limit + 1):
+            key = (_gemm_cost(rows, vectors, mr, nv), -mr * nv, -mr, nv)
+            if best is None or key < best:
+                best, best_tile = key, (mr, nv)
+    return best_tile

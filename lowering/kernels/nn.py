@@ -29,6 +29,7 @@ from xrelay.lowering.kernels import (
     scratch,
     with_epilogue,
 )
+from xrelay.lowering.kernels.gemm import batch_matmul_vectors, dense_pack_vectors
 from xrelay.lowering.kernels.pool import from_nchw, to_nchw
 from xrelay.lowering.kernels.reduce import F64, fold_lanes
 from xrelay.lowering.scalar_types import DType, is_float
@@ -275,7 +276,10 @@ def _dense_pack(cx: OpContext, outs: list[Buffer]) -> None:
 
 def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
     """``data [..., K] @ unpack(weight).T`` with ``weight [U/n, K, n]`` (the leading
-    dims of ``data`` are the ``M`` rows of one matrix), register-tiled:
+    dims of ``data`` are the ``M`` rows of one matrix), register-tiled. Stored
+    ``f32`` / ``f64`` weights whose blocks split into vectors run the vector tiles of
+    :func:`~xrelay.lowering.kernels.gemm.dense_pack_vectors`; the others (``f16``,
+    mixed dtypes, blocks of an odd size) this kernel:
     a tile of one row times ``B`` blocks of ``n`` units
     (``B`` = :func:`~xrelay.lowering.tiling.tile_rows`) is carried through the ``k``
     loop and stored once. Each step loads the ``B`` contiguous weight blocks
@@ -285,6 +289,8 @@ def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> 
     stored."""
     kb = cx.kb
     x, w = cx.operand(0), cx.operand(1)
+    if dense_pack_vectors(kb, x, w, out, epilogue):
+        return
     dt = out.dtype
     # N-D data: the leading dims are the rows of one matrix (row-major)
     lead, k_n = x.shape[:-1], x.shape[-1]
@@ -378,7 +384,9 @@ def _batch_matmul_scratch(
 
 @materialize(nn.BatchMatmulOp)
 def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
-    """``batch_matmul`` for floats, register-tiled: for each batch entry and row, the
+    """``batch_matmul`` for floats, register-tiled: on the vector tiles of
+    :func:`~xrelay.lowering.kernels.gemm.batch_matmul_vectors` where the operands
+    allow (stored ``f32`` / ``f64``), else for each batch entry and row, the
     row's outputs are done in tiles of ``V`` vectors of lanes
     (``V`` = :func:`~xrelay.lowering.tiling.tile_rows`) carried through the ``k``
     loop: each step broadcasts ``x[b, m, k]`` and loads ``y[b, k, n0:n0+V*L]``
@@ -396,6 +404,8 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
             kb.store(_batch_matmul(cx, 0, idx), out, idx)
         return
     ta, tb = get_bool(op.transpose_a), get_bool(op.transpose_b)
+    if batch_matmul_vectors(kb, x, y, out, ta, cx.scratch[0] if tb else None):
+        return
     b_n, m_n, n_n = out.shape
     k_n = x.shape[1] if ta else x.shape[2]
     # one repack of a transposed y per batch entry, inside the parallel nest over

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import pooling
 from xrelay.dialects.relay.base import get_bool
-from xrelay.lowering.builder import Index, KernelBuilder
-from xrelay.lowering.kernels import OpContext, pointwise
+from xrelay.lowering.builder import Buffer, Index, KernelBuilder
+from xrelay.lowering.kernels import OpContext, materialize, pointwise
 from xrelay.lowering.kernels.reduce import acc_dtype
 from xrelay.lowering.scalar_types import DType, is_float
 
@@ -135,6 +136,75 @@ def _max_pool(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     return win.fold(cx, [kb.lowest(dt)], lambda c, v: [kb.max(c[0], v, dt)])[0]
 
 
+@materialize(pooling.MaxPool2DOp)
+def _window_pool_any(cx: OpContext, outs: list[Buffer]) -> None:
+    """:func:`_window_pool_blocked` where it applies, else one window fold per
+    output element (the threads share out the elements)."""
+    if _window_pool_blocked(cx, outs[0]):
+        return
+    kb = cx.kb
+    value_at = _avg_pool if isinstance(cx.op, pooling.AvgPool2DOp) else _max_pool
+    with kb.parallel(outs[0].shape) as idx:
+        kb.store(value_at(cx, 0, idx), outs[0], idx)
+
+
+def _window_pool_blocked(cx: OpContext, out: Buffer) -> bool:
+    """Max or average pooling of a stored ``f32`` / ``f64`` buffer with blocked
+    channels, the channel block last (``NCHW16c``): per output pixel, the window's
+    taps are computed once and each tap is one vector (the block's channels),
+    folded with a NaN-propagating vector max, or added in ``f64`` lanes (each
+    channel in the scalar fold's order) and divided by the pixel's tap count.
+    ``False`` (nothing emitted) for other layouts and dtypes."""
+    op = cx.op
+    assert isinstance(op, pooling.MaxPool2DOp | pooling.AvgPool2DOp)
+    kb, dt = cx.kb, out.dtype
+    data = cx.operand(0)
+    buf = data.buffer
+    blocked = op.blocked()
+    if (
+        blocked is None
+        or buf is None
+        or data.dtype != dt
+        or dt.kind != "f"
+        or dt.itemsize < 4
+        or blocked.index_of("c") != len(out.shape) - 1
+    ):
+        return False
+    average = isinstance(op, pooling.AvgPool2DOp)
+    acc = acc_dtype(dt) if average else dt
+    lanes = out.shape[-1]
+    flat_in, flat_out = kb.flat(buf), kb.flat(out)
+    init = kb.vsplat(kb.zero(acc) if average else kb.lowest(dt), lanes)
+    with kb.parallel(out.shape[:-1]) as pixel:
+        idx = [*pixel, 0]
+        win = _Window(cx, idx)
+
+        def over_h(i: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            y = kb.iadd(win.start[0], kb.imul(i, win.dilation[0]))
+
+            def tap(j: Index, inner: list[SSAValue]) -> list[SSAValue]:
+                x = kb.iadd(win.start[1], kb.imul(j, win.dilation[1]))
+                at = kb.flat_index(win.index_at(y, x), data.shape)
+                v = kb.vload(flat_in, [at], lanes)
+                if not average:
+                    return [kb.max(inner[0], v, dt)]
+                if acc != dt:
+                    v = kb.result(arith.ExtFOp(v, kb.vector_type(acc, lanes)))
+                return [kb.add(inner[0], v)]
+
+            return kb.fold_loop(win.w_range[0], win.w_range[1], carried, tap)
+
+        value = kb.fold_loop(win.h_range[0], win.h_range[1], [init], over_h)[0]
+        if isinstance(op, pooling.AvgPool2DOp):
+            if acc != dt:
+                value = kb.result(arith.TruncFOp(value, kb.vector_type(dt, lanes)))
+            count = win.count(get_bool(op.count_include_pad))
+            n = kb.cast(kb.cast(kb.int_of_index(count), I64, acc), acc, dt)
+            value = kb.div(value, kb.vsplat(n, lanes), dt)
+        kb.vstore(value, flat_out, [kb.flat_index(idx, out.shape)])
+    return True
+
+
 @pointwise(pooling.AvgPool2DOp, cheap=False)
 def _avg_pool(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     op = cx.op
@@ -146,6 +216,10 @@ def _avg_pool(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
         cx, [kb.zero(acc)], lambda c, v: [kb.add(c[0], kb.cast(v, dt, acc))]
     )[0]
     return _divide_by_count(kb, total, win.count(get_bool(op.count_include_pad)), dt)
+
+
+# registered after the pointwise lowering (which would replace it)
+materialize(pooling.AvgPool2DOp)(_window_pool_any)
 
 
 def _plane_fold(
@@ -214,6 +288,81 @@ def _global_avg(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     assert isinstance(h, int)
     assert isinstance(w, int)
     return _divide_by_count(kb, total, max(h * w, 1), dt)
+
+
+@materialize(pooling.GlobalAvgPool2DOp, pooling.GlobalMaxPool2DOp)
+def _global_pool_any(cx: OpContext, outs: list[Buffer]) -> None:
+    """:func:`_global_pool_blocked` where it applies, else one plane fold per output
+    element (the threads share out the elements)."""
+    if _global_pool_blocked(cx, outs[0]):
+        return
+    kb = cx.kb
+    value_at = (
+        _global_avg if isinstance(cx.op, pooling.GlobalAvgPool2DOp) else _global_max
+    )
+    with kb.parallel(outs[0].shape) as idx:
+        kb.store(value_at(cx, 0, idx), outs[0], idx)
+
+
+def _global_pool_blocked(cx: OpContext, out: Buffer) -> bool:
+    """Global pooling of a stored ``f32`` / ``f64`` buffer with blocked channels, the
+    channel block last (``NCHW16c``): the threads share out the (batch entry,
+    channel block) planes, and each plane is folded pixel by pixel into one vector
+    of the block's channels (sums in ``f64`` lanes, as the scalar fold; each channel
+    is summed in the same order). ``False`` (nothing emitted) otherwise."""
+    op = cx.op
+    assert isinstance(op, pooling.GlobalAvgPool2DOp | pooling.GlobalMaxPool2DOp)
+    kb, dt = cx.kb, out.dtype
+    data = cx.operand(0)
+    buf = data.buffer
+    blocked = op.blocked()
+    if (
+        blocked is None
+        or buf is None
+        or data.dtype != dt
+        or dt.kind != "f"
+        or dt.itemsize < 4
+        or blocked.index_of("c") != len(out.shape) - 1
+    ):
+        return False
+    shape = data.shape
+    hp, wp = blocked.index_of("H"), blocked.index_of("W")
+    h, w, lanes = shape[hp], shape[wp], shape[-1]
+    outer = [d for k, d in enumerate(shape[:-1]) if k not in (hp, wp)]
+    flat_in, flat_out = kb.flat(buf), kb.flat(out)
+    average = isinstance(op, pooling.GlobalAvgPool2DOp)
+    acc = acc_dtype(dt)
+    acc_ty = kb.vector_type(acc, lanes)
+    with kb.parallel(outer) as pos:
+
+        def at(y: Index, x: Index) -> list[Index]:
+            rest = iter(pos)
+            return [
+                y if k == hp else x if k == wp else next(rest)
+                for k in range(len(shape) - 1)
+            ] + [0]
+
+        def row(y: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            def pixel(x: Index, inner: list[SSAValue]) -> list[SSAValue]:
+                v = kb.vload(flat_in, [kb.flat_index(at(y, x), shape)], lanes)
+                if not average:
+                    return [kb.max(inner[0], v, dt)]
+                if acc != dt:
+                    v = kb.result(arith.ExtFOp(v, acc_ty))
+                return [kb.add(inner[0], v)]
+
+            return kb.fold_loop(0, w, carried, pixel)
+
+        init = kb.vsplat(kb.zero(acc) if average else kb.lowest(dt), lanes)
+        value = kb.fold_loop(0, h, [init], row)[0]
+        if average:
+            if acc != dt:
+                value = kb.result(arith.TruncFOp(value, kb.vector_type(dt, lanes)))
+            count = kb.vsplat(kb.const(float(max(h * w, 1)), dt), lanes)
+            value = kb.div(value, count, dt)
+        out_at = [0 if k in (hp, wp) else i for k, i in enumerate(at(0, 0))]
+        kb.vstore(value, flat_out, [kb.flat_index(out_at, out.shape)])
+    return True
 
 
 def _adaptive_bins(

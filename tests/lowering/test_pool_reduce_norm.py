@@ -104,11 +104,18 @@ def _semantics(
 
 
 def test_global_pooling_on_blocked_channels(rng: Gen, check: Check, case: Any):
-    """NCHW{k}c global pools (odd planes, one block, one-pixel plane) give the NCHW
-    pool laid out as NCHW{k}c: checked against numpy directly and lowered."""
+    """NCHW{k}c global pools (odd planes, one block, one-pixel plane, a large plane
+    with NaNs) give the NCHW pool laid out as NCHW{k}c: checked against numpy directly and lowered."""
     cases = []
-    for shape, block in (((2, 48, 7, 5), 16), ((1, 8, 1, 1), 8), ((1, 12, 3, 9), 4)):
+    for shape, block in (
+        ((2, 48, 7, 5), 16),
+        ((1, 8, 1, 1), 8),
+        ((1, 12, 3, 9), 4),
+        ((1, 32, 41, 37), 16),  # a large plane; NaNs in some channels (they win)
+    ):
         x = _x(rng, *shape)
+        if shape[2] > 40:
+            x[0, ::7, 3, 5] = np.nan
         xb = _blocked(x, block)
         layout = f"NCHW{block}c"
         avg = _semantics(pl.GlobalAvgPool2DOp, xb, layout)
@@ -132,8 +139,15 @@ def test_window_pooling_on_blocked_channels(rng: Gen, check: Check, case: Any):
         ((1, 32, 9, 7), 16, {"pool_size": [3, 3], "strides": [2, 2], "padding": [1, 1, 1, 1]}),
         ((2, 8, 6, 5), 4, {"pool_size": [2, 2], "strides": [2, 2], "ceil_mode": True}),
         ((1, 6, 5, 5), 3, {"pool_size": [3, 2], "padding": [1, 0, 1, 1], "count_include_pad": True}),
+        # dilation, a window wider than the data, 1-pixel planes; NaNs (max: they win)
+        ((1, 16, 7, 11), 8, {"pool_size": [3, 5], "dilation": [2, 3], "padding": [2, 2, 1, 6]}),
+        ((3, 16, 1, 1), 16, {"pool_size": [3, 3], "padding": [1, 1, 1, 1]}),
+        ((1, 32, 17, 6), 16, {"pool_size": [2, 3], "strides": [3, 1], "nan": True}),
     ):  # fmt: skip
+        nan = attrs.pop("nan", False)
         x = _x(rng, *shape)
+        if nan:
+            x.reshape(-1)[::37] = np.nan
         xb = _blocked(x, block)
         layout = f"NCHW{block}c"
         for cls in (pl.MaxPool2DOp, pl.AvgPool2DOp):

@@ -296,7 +296,18 @@ def test_grouped_nchwc_odd_shapes(rng: Gen, check: Check, case: Any):
 def _dense_pack_cases(rng: Gen, case: Any) -> list[Any]:
     out: list[Any] = []
     # (M, K, units, n): 1 row; blocks not a multiple of the tile; K = 1; large K
-    for m, k, u, n in [(1, 37, 48, 16), (9, 5, 88, 8), (3, 1, 4, 4), (2, 700, 160, 16)]:
+    for m, k, u, n in [
+        (1, 37, 48, 16),
+        (9, 5, 88, 8),
+        (3, 1, 4, 4),
+        (2, 700, 160, 16),
+        # vector tiles: rows no tile divides, blocks of several vectors (32, 64)
+        # or fewer lanes than a vector (2), a short last column tile
+        (17, 19, 96, 32),
+        (29, 3, 1024, 64),
+        (31, 4, 6, 2),
+        (128, 9, 1008, 16),
+    ]:
         gen = _ints if k > 32 else _x
         out.append(
             case(
@@ -308,7 +319,12 @@ def _dense_pack_cases(rng: Gen, case: Any) -> list[Any]:
         )
     # N-D data: the leading dims are the rows (a 1-sized dim, 17 and 30 rows; 1001
     # units in blocks of 7)
-    for lead, k, u, n in [((1, 17), 33, 48, 16), ((2, 3, 5), 3, 1001, 7)]:
+    for lead, k, u, n in [
+        ((1, 17), 33, 48, 16),
+        ((2, 3, 5), 3, 1001, 7),
+        ((1, 1, 1), 1, 2, 2),
+        ((3, 1, 43), 17, 80, 16),
+    ]:
         out.append(
             case(
                 nn.DensePackOp,
@@ -442,6 +458,12 @@ def test_batch_matmul_odd_shapes(rng: Gen, check: Check, case: Any):
         (1, 1, 2, 300, 20, True, True),  # large K (small integers: exact sums)
         (1, 3, 17, 9, 33, False, True),  # broadcast x, y repacked per batch entry
         (4, 1, 5, 3, 17, False, True),  # broadcast transposed y: repacked once
+        # vector tiles: rows the tile does not divide, a short last column tile and
+        # tail columns after the last whole vector (1001 = 62 x 16 + 9)
+        (2, 2, 30, 17, 1001, False, False),
+        (1, 1, 29, 64, 128, False, False),
+        (3, 3, 17, 5, 24, True, True),
+        (2, 1, 1, 1, 1001, False, True),
     ]:
         gen = _ints if k > 32 else _x
         xs = (bx, k, m) if ta else (bx, m, k)
@@ -454,3 +476,28 @@ def test_batch_matmul_odd_shapes(rng: Gen, check: Check, case: Any):
             )
         )
     check(cases)
+
+
+def test_gemm_tile(monkeypatch: pytest.MonkeyPatch):
+    """Matrix-product tiles: the sums, a vector per column and a broadcast fit the
+    host's registers (and ``MAX_GEMM_SUMS``), never larger than the output; a tall
+    output gets a tile of several rows and enough sums to hide the multiply-add
+    latency; ``XRELAY_TILE_ROWS`` caps the rows."""
+    monkeypatch.delenv("XRELAY_TILE_ROWS", raising=False)
+    registers = tiling.host_vector_unit().registers
+    for rows in (1, 2, 17, 128, 1001):
+        for vectors in (1, 3, 16, 63):
+            mr, nv = tiling.gemm_tile(rows, vectors)
+            assert 1 <= mr <= rows
+            assert 1 <= nv <= vectors
+            assert mr * nv + nv + 1 <= registers
+            assert mr * nv <= tiling.MAX_GEMM_SUMS
+            if rows >= 17 and vectors >= 16:
+                assert mr > 1
+                assert mr * nv >= tiling.GEMM_MIN_STEP
+    # a tile dividing the output beats one leaving short edge tiles
+    cost = tiling._gemm_cost  # pyright: ignore[reportPrivateUsage]
+    assert cost(12, 4, 6, 2) < cost(12, 4, 5, 2)
+    monkeypatch.setenv("XRELAY_TILE_ROWS", "3")
+    assert 1 < tiling.gemm_tile(128, 16)[0] <= 3
+    assert tiling.gemm_tile(2, 16)[0] == 2
