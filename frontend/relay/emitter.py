@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeAlias, cast
+from typing import Any, Protocol, TypeAlias, TypeVar, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     TupleType,
     UnitAttr,
+    UnrankedTensorType,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -38,7 +39,13 @@ from xdsl.irdl import OptionalDef, VarOperandDef, VarResultDef
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay import dtypes
-from xrelay.dialects.relay.base import RelayOp, TypeRelationError, to_attribute
+from xrelay.dialects.relay.base import (
+    UNKNOWN,
+    IncompleteTypeError,
+    RelayOp,
+    TypeRelationError,
+    to_attribute,
+)
 from xrelay.dialects.relay.base import types_compatible as _types_compatible
 from xrelay.dialects.relay.structural import (
     INLINE,
@@ -169,12 +176,10 @@ class _Emitter:
     def function(self, fn: Function, name: str) -> FuncOp:
         arg_types: list[Attribute] = []
         for p in fn.params:
-            if p.type_annotation is None:
-                raise BuildError(
-                    f"parameter %{p.name_hint} of @{name} has no type: give relay.var a "
-                    "shape (and dtype) or a type_annotation"
-                )
-            arg_types.append(to_ir(p.type_annotation))
+            # untyped: Relay's IncompleteType, solved by InferType from its uses
+            arg_types.append(
+                UNKNOWN if p.type_annotation is None else to_ir(p.type_annotation)
+            )
         if len(set(fn.params)) != len(fn.params):
             raise BuildError(f"@{name} has the same relay.Var twice in its parameters")
         free = free_vars(fn)
@@ -301,7 +306,7 @@ class _Emitter:
         found = self.lookup(value)
         if isinstance(found, SSAValue):
             return found
-        op = TupleOp.make([self.single(v) for v in value.values])
+        op = _make(TupleOp, [self.single(v) for v in value.values], {})
         result = self.add(op).results[0]
         self.scopes[-1][value] = result
         return result
@@ -487,8 +492,10 @@ class _Emitter:
                 )
         attrs = self.clean_attrs(cls, node)
         try:
-            ir_op = cls.make(operands, attrs)
-            if type(ir_op).verify_ is not RelayOp.verify_:
+            ir_op = _make(cls, operands, attrs)
+            if _is_incomplete_op(ir_op):
+                pass
+            elif type(ir_op).verify_ is not RelayOp.verify_:
                 ir_op.verify_()  # op-specific checks beyond the type relation
         except (TypeRelationError, VerifyException, TypeError, ValueError) as e:
             message = str(e).removeprefix(f"{cls.name}: ")
@@ -523,6 +530,27 @@ class _Emitter:
                     continue
             attrs[key] = _plain(value)
         return attrs
+
+
+_OpT = TypeVar("_OpT", bound=RelayOp)
+
+
+def _make(
+    cls: type[_OpT], operands: Sequence[SSAValue], attrs: dict[str, object]
+) -> _OpT:
+    """``cls.make``; an operand of unknown type (an untyped relay.var, solved by
+    InferType) gives results of unknown type instead of an error."""
+    try:
+        return cls.make(operands, attrs)
+    except IncompleteTypeError:
+        if not any(isinstance(o.type, UnrankedTensorType) for o in operands):
+            raise
+        n_results = len(cls.get_irdl_definition().results)
+        return cls.make(operands, attrs, result_types=[UNKNOWN] * n_results)
+
+
+def _is_incomplete_op(op: Operation) -> bool:
+    return any(isinstance(r.type, UnrankedTensorType) for r in op.results)
 
 
 def _plain(value: Any) -> object:

@@ -40,7 +40,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue, TypeAt
 from xdsl.irdl import VarOperandDef, VarResultDef
 
 from xrelay.dialects.relay import dtypes
-from xrelay.dialects.relay.base import RelayOp
+from xrelay.dialects.relay.base import RelayOp, is_unknown
 from xrelay.dialects.relay.structural import (
     PRIMITIVE,
     ConstantOp,
@@ -132,7 +132,8 @@ class Lifter:
     def params(self, block: Block) -> list[Var]:
         out: list[Var] = []
         for i, arg in enumerate(block.args):
-            v = Var(arg.name_hint or f"p{i}", from_ir(arg.type))
+            ty = None if is_unknown(arg.type) else from_ir(arg.type)  # untyped
+            v = Var(arg.name_hint or f"p{i}", ty)
             self.memo[arg] = v
             out.append(v)
         return out

@@ -31,6 +31,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from xrelay.dialects.relay.base import UNKNOWN
 from xrelay.frontend.relay.analysis import free_vars
 from xrelay.frontend.relay.emitter import BuildError
 from xrelay.frontend.relay.expr import (
@@ -481,6 +482,8 @@ class _Parser:
 
     def type_(self) -> TypeLike:
         tok = self.next()
+        if tok.kind == "ident" and tok.text == "_":  # Relay's IncompleteType
+            return UNKNOWN
         if tok.kind == "ident" and tok.text == "Tensor":
             self.expect("[")
             if self.accept("?"):  # xrelay's incomplete type (an unranked tensor)
