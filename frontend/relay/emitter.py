@@ -26,7 +26,9 @@ from typing import Any, Protocol, TypeAlias, TypeVar, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    FileLineColLoc,
     FunctionType,
+    IntAttr,
     StringAttr,
     TensorType,
     TupleType,
@@ -67,6 +69,7 @@ from xrelay.frontend.relay.expr import (
     Let,
     Op,
     ScalarLike,
+    Span,
     Tuple,
     TupleGetItem,
     Var,
@@ -193,16 +196,24 @@ class _Emitter:
         for p, arg in zip(fn.params, self.block.args, strict=True):
             arg.name_hint = sanitize_name(p.name_hint)
             self.scopes[0][p] = arg
-        result = self.single(self.emit(fn.body))
-        self.add(ReturnOp(result))
+        body = self.emit(fn.body)
+        if fn.returns_fields and isinstance(body, Fields) and len(body.values) > 1:
+            results = [self.single(v) for v in body.values]  # several results
+        else:
+            results = [self.single(body)]
+        self.add(ReturnOp(*results))
+        out_types = [r.type for r in results]
         if fn.ret_type is not None:
             declared = to_ir(fn.ret_type)
-            if not _types_compatible(declared, result.type):
+            actual = (
+                out_types[0] if len(out_types) == 1 else TupleType(cast(Any, out_types))
+            )
+            if not _types_compatible(declared, actual):
                 raise BuildError(
                     f"@{name} declares return type {declared} but its body has type "
-                    f"{result.type}"
+                    f"{actual}"
                 )
-        func = FuncOp(name, (arg_types, [result.type]), Region(self.block))
+        func = FuncOp(name, (arg_types, out_types), Region(self.block))
         for key, attr_value in fn.attrs.items():
             if key in FUNCTION_ATTRS:
                 if attr_value:
@@ -440,6 +451,8 @@ class _Emitter:
                     f"{arg.type} but @{name} expects {ty}"
                 )
         call = self.add(CallOp(name, args, list(ftype.outputs.data)))
+        if len(call.results) != 1:  # a multi-result function: a tuple of them
+            return Fields(list(call.results))
         return call.results[0]
 
     def lift(self, fn: Function) -> tuple[str, FunctionType]:
@@ -503,6 +516,13 @@ class _Emitter:
             raise BuildError(
                 f"{cls.name}{_site(node)}: {message} [operand types: {types}]"
             ) from e
+        span = node.span
+        if isinstance(span, Span):  # TVM's Call(span=...): the op's location
+            ir_op.location = FileLineColLoc(
+                StringAttr(span.source_name.name),
+                IntAttr(span.line),
+                IntAttr(span.column),
+            )
         self.add(ir_op)
         if len(ir_op.results) != 1 or any(
             isinstance(d, VarResultDef) for _, d in definition.results

@@ -28,6 +28,7 @@ from typing import Any, cast
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    FileLineColLoc,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -56,6 +57,7 @@ from xrelay.frontend.relay.expr import (
     GlobalVar,
     If,
     Op,
+    Span,
     Tuple,
     TupleGetItem,
     Var,
@@ -167,6 +169,10 @@ class Lifter:
         if known is not None:
             return known
         made = self.make(op)
+        loc = op.location
+        if isinstance(loc, FileLineColLoc):  # AnnotateSpans, or a parsed file
+            line, col = loc.line.data, loc.column.data
+            made.span = Span(loc.filename.data, line, line, col, col)
         self.calls[op] = made
         return made
 

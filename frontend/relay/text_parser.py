@@ -135,6 +135,8 @@ class _Parser:
             for key, values in _read_metadata(metadata, self).items():
                 self.meta.setdefault(key, values)
         self.scopes: list[dict[str, Expr]] = []
+        self.final_tuple: Tuple | None = None
+        """The tuple literal a body just read ended in (see ``function_rest``)."""
         self.globals: dict[str, GlobalVar] = {}
 
     # -- tokens -------------------------------------------------------------------------
@@ -249,9 +251,14 @@ class _Parser:
         ret = self.type_() if self.accept("->") else None
         self.expect("{")
         body = self.body()
+        literal = self.final_tuple
         self.expect("}")
         self.scopes.pop()
-        return Function(params, body, ret, attrs=attrs or None)
+        fn = Function(params, body, ret, attrs=attrs or None)
+        # ``{ ...; (%a, %b) }``: the fields are the function's results (a body
+        # ending in a variable bound to a tuple returns one tuple value)
+        fn.returns_fields = literal is not None and literal is body
+        return fn
 
     # -- bodies and expressions ---------------------------------------------------------
 
@@ -286,7 +293,10 @@ class _Parser:
             rest = self.body()
             self.scopes.pop()
             return Let(var, value, rest)
-        return self.expr()
+        paren = self.at("(")
+        final = self.expr()
+        self.final_tuple = final if paren and isinstance(final, Tuple) else None
+        return final
 
     def expr(self) -> Expr:
         node = self.primary()
