@@ -391,6 +391,7 @@ class XRelayOptMain(xDSLOptMain):
                     DiagnosticException,
                     PassVerificationError,
                     PassContractError,
+                    RecursionError,  # nested too deeply: located at the deepest op
                 ) as e:
                     if not args.verify_diagnostics:
                         raise located(e, module) from e

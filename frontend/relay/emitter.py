@@ -127,7 +127,13 @@ def emit_function(
     """Emit ``fn`` as ``func.func @name``; also returns the outlined local functions
     it calls (to be put in the module before it)."""
     lifted = _Lifted()
-    func = _Emitter(ctx, lifted, name).function(fn, name)
+    try:
+        func = _Emitter(ctx, lifted, name).function(fn, name)
+    except RecursionError:
+        raise BuildError(
+            f"@{name} is nested too deeply to build (relay.If inside relay.If ...: "
+            "Python's recursion limit)"
+        ) from None
     return func, lifted.funcs
 
 

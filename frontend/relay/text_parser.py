@@ -620,7 +620,12 @@ def parse(
     from xrelay.frontend.relay.module import IRModule
 
     parser = _Parser(text, source_name, init_meta_table)
-    defs = parser.module()
+    try:
+        defs = parser.module()
+    except RecursionError:
+        raise parser.error(
+            "the program is nested too deeply to parse (Python's recursion limit)"
+        ) from None
     mod = init_module if init_module is not None else IRModule()
     by_name = {name: (fn, tok) for name, fn, tok in defs}
     done: set[str] = set()
@@ -639,6 +644,12 @@ def parse(
         active.pop()
         try:
             mod[name] = fn
+        except RecursionError:
+            raise parser.error(
+                f"in @{name}: the function is nested too deeply to build (Python's "
+                "recursion limit)",
+                tok,
+            ) from None
         except (BuildError, TypeError, ValueError) as e:
             message = str(e)
             site = re.search(r" \(built at [^()]*:(\d+)\)", message)

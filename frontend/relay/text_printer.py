@@ -385,6 +385,15 @@ def to_relay_text(program: Any, show_meta_data: bool = True) -> str:
         program = program.module
     if isinstance(program, FunctionView):
         program = program.func_op
+    try:
+        return _print_relay(program, show_meta_data)
+    except RecursionError as e:
+        from xrelay.nesting import too_deep
+
+        raise too_deep(e, "the Relay text printer", program) from e
+
+
+def _print_relay(program: Any, show_meta_data: bool) -> str:
     if isinstance(program, ModuleOp):
         return RelayTextPrinter(program, show_meta_data).print_module(program)
     if isinstance(program, FuncOp):
