@@ -152,3 +152,19 @@ def test_untyped_unresolved(make, culprit):
         transform.InferType()(mod)
     assert expected in str(info.value)
     assert "\n" not in str(info.value).split("\nin pass")[0]
+
+
+def test_untyped_weight_builds():
+    # relay.build runs InferType first: an untyped weight is solved there too
+    import numpy as np
+
+    import xrelay
+
+    x = relay.var("x", shape=(2, 5))
+    w = relay.var("w")
+    lib = xrelay.build(
+        relay.IRModule.from_expr(relay.nn.dense(x, w, units=3)), cache=False
+    )
+    xs = np.ones((2, 5), "float32")
+    ws = np.arange(15, dtype="float32").reshape(3, 5)
+    np.testing.assert_allclose(np.asarray(lib(xs, ws)), xs @ ws.T)
