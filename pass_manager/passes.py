@@ -48,6 +48,8 @@ class PassVerificationError(RuntimeError):
 def _verify(op: ModuleOp, what: str, pass_name: str | None = None) -> None:
     try:
         verify_module(op)
+    except RecursionError:  # a NestingTooDeepError, located: as it is
+        raise
     except (DiagnosticException, ValueError) as e:  # xDSL raises both
         first = str(e).strip().splitlines()[0]
         err = PassVerificationError(f"{what}: {first}", pass_name)
@@ -163,6 +165,8 @@ def run_pass(
             # handed back to the caller as it is (TVM gives back what the pass
             # returned); inside, every pass's result is owned (_own)
             result = pass_.apply(work, ctx, kind)
+        except RecursionError as e:
+            raise _too_deep(e, info.name, work) from e
         except Exception as e:
             _note_pass(e, info.name)
             raise
@@ -173,6 +177,8 @@ def run_pass(
     else:  # the caller is a pass body, so depth > 0 already
         try:
             result = _own(pass_.apply(work, ctx, kind), work)
+        except RecursionError as e:
+            raise _too_deep(e, info.name, work) from e
         except Exception as e:
             _note_pass(e, info.name)
             raise
@@ -194,6 +200,18 @@ def run_pass(
             info,
         )
     return result
+
+
+def _too_deep(e: RecursionError, name: str, work: ModuleOp) -> RecursionError:
+    """A pass that hit Python's recursion limit: a located ``NestingTooDeepError``
+    naming the pass (the innermost one: outer passes pass it on)."""
+    from xrelay.nesting import NestingTooDeepError, too_deep
+
+    if isinstance(e, NestingTooDeepError):
+        return e
+    err = too_deep(e, f"pass {name}", work)
+    _note_pass(err, name)
+    return err
 
 
 def _call_hooks(
@@ -301,14 +319,17 @@ class Pass:
         outermost = _state.depth == 0 or id(op) not in _state.owned
         if outermost and ctx.verify_each:
             _verify(op, "the input module does not verify")
-        if not outermost:
-            result = run_pass(self, op, ctx, kind, copy=False)
-        else:  # analyses are cached for one pipeline run
-            ctx.analyses.clear()
-            try:
-                result = run_pass(self, op, ctx, kind, copy=True)
-            finally:
+        try:
+            if not outermost:
+                result = run_pass(self, op, ctx, kind, copy=False)
+            else:  # analyses are cached for one pipeline run
                 ctx.analyses.clear()
+                try:
+                    result = run_pass(self, op, ctx, kind, copy=True)
+                finally:
+                    ctx.analyses.clear()
+        except RecursionError as e:  # e.g. copying the module for the pass
+            raise _too_deep(e, self.info.name, op) from e
         if result is op:
             return mod
         return kind.wrap(result)

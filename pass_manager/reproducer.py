@@ -19,6 +19,13 @@ source locations, constants in full) under a header comment the tools read back:
 
 The PassContext (opt_level, required and disabled passes, config) is recorded, so
 ``xrelay-opt --run-reproducer FILE`` fails the same way.
+
+Lowering failures (``xrelay.build`` / ``xrelay-run`` failing after the relay passes,
+in :func:`~xrelay.lowering.pipeline.lower_model`) are captured the same way by
+:func:`capture_lowering` around that call: the IR handed to lowering, with the
+lowering passes as the pipeline (``relay-to-kernels{...},plan-memory,lower-to-llvm``)
+and ``"target": "llvm"`` (the replay prints LLVM IR, as lowering emits it), so the
+replay goes through every step of lowering.
 """
 
 from __future__ import annotations
@@ -68,15 +75,21 @@ class Reproducer:
     config: dict[str, Any] = field(default_factory=dict[str, Any])
     error: str = ""
     ir: str = ""
+    target: str = ""
+    """The output the replay prints (``xrelay-opt -t``): ``llvm`` for a lowering
+    reproducer, whose last step is emitting LLVM IR; empty: the IR."""
 
     def header(self) -> dict[str, Any]:
-        return {
+        header: dict[str, Any] = {
             "pipeline": self.pipeline,
             "opt_level": self.opt_level,
             "required_pass": self.required_pass,
             "disabled_pass": self.disabled_pass,
             "config": self.config,
         }
+        if self.target:
+            header["target"] = self.target
+        return header
 
     def render(self) -> str:
         lines = [HEADER + json.dumps(self.header(), sort_keys=True)]
@@ -136,7 +149,14 @@ class Reproducer:
                     f"{kind.__name__}",
                     line,
                 )
-        unknown = sorted(set(fields) - set(expected))
+        target = fields.get("target", "")
+        if target not in _TARGETS:
+            raise ReproducerError(
+                "malformed crash reproducer header: 'target' must be one of "
+                + ", ".join(repr(t) for t in _TARGETS if t),
+                line,
+            )
+        unknown = sorted(set(fields) - set(expected) - {"target"})
         if unknown:
             raise ReproducerError(
                 f"malformed crash reproducer header: unknown key '{unknown[0]}'", line
@@ -149,7 +169,12 @@ class Reproducer:
             dict(fields["config"]),
             "",
             text,
+            target,
         )
+
+
+_TARGETS = ("", "llvm")
+"""The ``target`` values a reproducer may ask its replay to print."""
 
 
 def _json_value(value: Any) -> Any:
@@ -299,10 +324,17 @@ class CrashReproducer:
 
     def write(self, error: BaseException, ctx: PassContext) -> Path | None:
         """Write the reproducer of ``error``; returns its path (None: no pass was
-        running). Raises OSError when the file cannot be written."""
+        running and lowering did not fail). Raises OSError when the file cannot be
+        written."""
         repro = self.reproducer(error, ctx)
         if repro is None:
+            repro = attached_reproducer(error)
+        if repro is None:
             return None
+        return self.write_reproducer(repro)
+
+    def write_reproducer(self, repro: Reproducer) -> Path:
+        """Write ``repro`` to the destination; its path."""
         text = repro.render()
         if self.path is not None:
             self.path.write_text(text)
@@ -375,3 +407,84 @@ def capture_crashes(
     finally:
         _active.depth -= 1
         instrument.reset()
+
+
+# ---------------------------------------------------------------------------------------
+# Lowering
+# ---------------------------------------------------------------------------------------
+
+_ATTACHED = "xrelay_lowering_reproducer"
+"""The attribute of an exception holding the reproducer of the lowering it broke,
+for the outermost :func:`capture_crashes` to write."""
+
+
+def lowering_pipeline(entry: str = "main", profile: bool = False) -> str:
+    """The pipeline spec of the lowering steps of ``lower_model``."""
+    flag = "true" if profile else "false"
+    return (
+        f"relay-to-kernels{{entry={json.dumps(entry)} profile={flag}}},"
+        "plan-memory,lower-to-llvm"
+    )
+
+
+def attached_reproducer(error: BaseException | None) -> Reproducer | None:
+    """The lowering reproducer carried by ``error`` or an exception it came from."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        found = getattr(error, _ATTACHED, None)
+        if isinstance(found, Reproducer):
+            return found
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def _add_written_note(
+    reproducer: CrashReproducer, error: BaseException, repro: Reproducer
+) -> None:
+    try:
+        path = reproducer.write_reproducer(repro)
+    except OSError as oe:
+        error.add_note(f"{UNWRITTEN}{oe.strerror}")
+    else:
+        error.add_note(WRITTEN + str(path))
+
+
+@contextmanager
+def capture_lowering(
+    reproducer: CrashReproducer | None,
+    module: ModuleOp,
+    ctx: PassContext,
+    entry: str = "main",
+    profile: bool = False,
+) -> Generator[None, None, None]:
+    """Around lowering ``module`` (``lower_model``, which may change it in place):
+    an exception in the block makes a reproducer of the IR handed to lowering and
+    the lowering pipeline. Inside a :func:`capture_crashes` (``xrelay-run``) that
+    capture writes it; else ``reproducer`` does (the exception gets the note). With
+    neither, nothing is captured (and the module is not copied)."""
+    outer = _active.depth > 0
+    if reproducer is None and not outer:
+        yield
+        return
+    snapshot = module.clone()  # lowering works in place
+    try:
+        yield
+    except Exception as e:
+        message = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        repro = Reproducer(
+            lowering_pipeline(entry, profile),
+            ctx.opt_level,
+            list(ctx.required_pass),
+            list(ctx.disabled_pass),
+            {k: _json_value(v) for k, v in ctx.config.items()},
+            f"{message} (in lowering)",
+            module_ir(snapshot),
+            target="llvm",
+        )
+        if outer:
+            setattr(e, _ATTACHED, repro)
+        else:
+            assert reproducer is not None
+            _add_written_note(reproducer, e, repro)
+        raise

@@ -57,7 +57,12 @@ def interpret(
     else:
         interp = Interpreter(target)
         func = interp.lookup(entry)
-    results = interp.call(func, list(args))
+    try:
+        results = interp.call(func, list(args))
+    except RecursionError as e:
+        from xrelay.nesting import too_deep
+
+        raise too_deep(e, "the interpreter", target) from e
     return results[0] if len(results) == 1 else tuple(results)
 
 

@@ -69,6 +69,10 @@ def located(e: BaseException, module: ModuleOp | None) -> UserError:
     failure, at the innermost op whose verifier fails."""
     from xrelay.pass_manager import PassVerificationError
 
+    if isinstance(e, RecursionError) and module is not None:
+        from xrelay.nesting import too_deep
+
+        e = too_deep(e, "processing the IR", module)  # located at the deepest op
     location, message = diagnose(e)
     if location is None and module is not None:
         if isinstance(e, DiagnosticException | PassVerificationError):

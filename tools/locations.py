@@ -158,9 +158,15 @@ def parse_mlir(
         from xrelay.tools.diagnostics import UserError
 
         raise UserError("the input is empty (no module)", f"{name}:{1 + line_offset}:1")
-    return LocatingParser(ctx, text, name, line_offset).parse_module(
-        allow_implicit_module
-    )
+    parser = LocatingParser(ctx, text, name, line_offset)
+    try:
+        return parser.parse_module(allow_implicit_module)
+    except RecursionError:
+        # where the parser was when the stack ran out: inside the deepest nesting
+        raise ParseError(
+            parser._current_token.span,  # pyright: ignore[reportPrivateUsage]
+            "the input is nested too deeply to parse (Python's recursion limit)",
+        ) from None
 
 
 def location_of(op: Operation | None) -> str | None:

@@ -261,6 +261,8 @@ class XRelayOptMain(xDSLOptMain):
             raise UserError(str(e), f"{path}:{e.line or 1}:1") from e
         args.input_file = path
         args.passes = self.replay.pipeline
+        if self.replay.target:  # a lowering reproducer: lowered to LLVM IR text
+            args.target = self.replay.target
 
     def crash_reproducer(self) -> reproducer.CrashReproducer | None:
         """Where a failing pass writes its reproducer (``--crash-reproducer``,
@@ -389,6 +391,7 @@ class XRelayOptMain(xDSLOptMain):
                     DiagnosticException,
                     PassVerificationError,
                     PassContractError,
+                    RecursionError,  # nested too deeply: located at the deepest op
                 ) as e:
                     if not args.verify_diagnostics:
                         raise located(e, module) from e

@@ -17,7 +17,7 @@ one use; convs have ``groups == 1`` or are depthwise; a scale that crosses a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
@@ -30,7 +30,7 @@ from xrelay.dialects.relay.elementwise import (
     MultiplyOp,
     SubtractOp,
 )
-from xrelay.pass_manager import FunctionPass, PassInfo, register_pass
+from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
 from xrelay.transforms._scale_axis import (
     ACTIVATIONS,
     Conv2DOp,
@@ -122,15 +122,19 @@ class _Backward:
 
     # -- transform: fold each multiply by a channel scale ------------------------------
 
-    def run(self, func: FuncOp) -> None:
+    def run(self, func: FuncOp) -> bool:
+        """Fold in place; whether anything changed."""
         self.prepare(func)
         if not self.messages:
-            return
+            return False
+        changed = False
         for op in list(func.body.walk()):
             if isinstance(op, MultiplyOp) and op.parent is not None:
-                self._fold_multiply(op)
+                changed |= self._fold_multiply(op)
+        return changed
 
-    def _fold_multiply(self, mul: MultiplyOp) -> None:
+    def _fold_multiply(self, mul: MultiplyOp) -> bool:
+        """Fold ``mul`` into its producers if it can be; whether it was."""
         for x, s in ((mul.lhs, mul.rhs), (mul.rhs, mul.lhs)):
             message = self.messages.get(x)
             shape = static_shape(x)
@@ -157,7 +161,8 @@ class _Backward:
             mul.results[0].replace_all_uses_with(new)
             Rewriter.erase_op(mul)
             erase_dead(touched)
-            return
+            return True
+        return False
 
     def _transform(
         self,
@@ -223,10 +228,10 @@ class _Backward:
         raise _Abort
 
 
-def backward_fold_scale_axis(func: FuncOp) -> FuncOp:
-    """Fold the channel multiplies after conv2d/dense of ``func`` in place."""
-    _Backward().run(func)
-    return func
+def backward_fold_scale_axis(func: FuncOp) -> bool:
+    """Fold the channel multiplies after conv2d/dense of ``func`` in place; whether
+    anything changed."""
+    return _Backward().run(func)
 
 
 @register_pass("BackwardFoldScaleAxis")
@@ -235,7 +240,9 @@ class BackwardFoldScaleAxis(FunctionPass):
     bias_add) into the weights (Relay's BackwardFoldScaleAxis: opt_level 3)."""
 
     def __init__(self) -> None:
-        super().__init__(
-            lambda func, mod, ctx: backward_fold_scale_axis(func),
-            PassInfo(3, "BackwardFoldScaleAxis", ["InferType"]),
-        )
+        super().__init__(self._run, PassInfo(3, "BackwardFoldScaleAxis", ["InferType"]))
+
+    def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
+        if not backward_fold_scale_axis(func):
+            ctx.analyses.preserve()  # nothing changed
+        return func

@@ -17,6 +17,7 @@ a constant with only non-negative finite elements.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
@@ -30,7 +31,7 @@ from xrelay.dialects.relay.elementwise import (
     MultiplyOp,
     SubtractOp,
 )
-from xrelay.pass_manager import FunctionPass, PassInfo, register_pass
+from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
 from xrelay.transforms._scale_axis import (
     ACTIVATIONS,
     Conv2DOp,
@@ -68,6 +69,7 @@ class _Forward:
     messages: dict[SSAValue, Message] = field(default_factory=dict[SSAValue, Message])
     scaled: dict[SSAValue, _Scaled] = field(default_factory=dict[SSAValue, _Scaled])
     candidates: list[Operation] = field(default_factory=list[Operation])
+    changed: bool = False
 
     # -- prepare: demands flow from the consumers back to the producers ----------------
 
@@ -121,11 +123,12 @@ class _Forward:
 
     # -- transform: producers of scaled values, in program order -----------------------
 
-    def run(self, func: FuncOp) -> None:
+    def run(self, func: FuncOp) -> bool:
+        """Fold in place; whether anything changed."""
         ops = list(func.body.walk())
         self.prepare(ops)
         if not self.messages:
-            return
+            return False
         for op in ops:
             if op.parent is None or not isinstance(op, RelayOp):
                 continue
@@ -135,12 +138,14 @@ class _Forward:
             except TypeRelationError:
                 edit.drop()
         erase_dead(self.candidates)
+        return self.changed
 
     def _commit(self, op: Operation, edit: Edit) -> None:
         block = op.parent
         assert block is not None
         block.insert_ops_before(edit.ops, op)
         self.candidates.extend(edit.ops)
+        self.changed = True
 
     def _rewrite(self, op: RelayOp, edit: Edit) -> None:
         result = op.results[0] if len(op.results) == 1 else None
@@ -222,10 +227,10 @@ class _Forward:
         Rewriter.erase_op(op)
 
 
-def forward_fold_scale_axis(func: FuncOp) -> FuncOp:
-    """Fold the channel multiplies before conv2d/dense of ``func`` in place."""
-    _Forward().run(func)
-    return func
+def forward_fold_scale_axis(func: FuncOp) -> bool:
+    """Fold the channel multiplies before conv2d/dense of ``func`` in place; whether
+    anything changed."""
+    return _Forward().run(func)
 
 
 @register_pass("ForwardFoldScaleAxis")
@@ -234,7 +239,9 @@ class ForwardFoldScaleAxis(FunctionPass):
     the weights (Relay's ForwardFoldScaleAxis: opt_level 3)."""
 
     def __init__(self) -> None:
-        super().__init__(
-            lambda func, mod, ctx: forward_fold_scale_axis(func),
-            PassInfo(3, "ForwardFoldScaleAxis", ["InferType"]),
-        )
+        super().__init__(self._run, PassInfo(3, "ForwardFoldScaleAxis", ["InferType"]))
+
+    def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
+        if not forward_fold_scale_axis(func):
+            ctx.analyses.preserve()  # nothing changed
+        return func

@@ -4,6 +4,13 @@ every known one (mirrors Relay's ``InferType``, a module pass at opt_level 0).
 Incomplete types are unranked tensors (``tensor<*xf32>``). Functions are processed
 callees first, so a ``func.call`` takes its result types from the callee's signature;
 each function's signature takes its result types from its ``func.return``.
+
+A parameter of unknown type (``tensor<*xnone>``: a ``relay.var`` made without a type)
+is solved from its uses, as Relay's solver assigns an ``IncompleteType``: an op whose
+type relation determines it (``conv2d``/``dense`` weights, ``bias_add`` bias, norm
+vectors: :meth:`RelayOp.solve_operand_types`) gives it its type, and the function is
+swept again until nothing more is solved, so the order of the uses does not matter.
+A parameter no use determines is an error naming it.
 """
 
 from __future__ import annotations
@@ -11,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.dialects.builtin import FunctionType, ModuleOp, UnrankedTensorType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -21,6 +28,7 @@ from xrelay.dialects.relay.base import (
     IncompleteTypeError,
     RelayOp,
     TypeRelationError,
+    is_unknown,
     types_compatible,
 )
 from xrelay.pass_manager import Pass, PassContext, PassInfo, register_pass
@@ -108,14 +116,114 @@ def infer_function(func: FuncOp) -> None:
     if not func.body.blocks:
         return
     block = func.body.block
-    _infer_block(block)
+    if any(is_unknown(a.type) for a in block.args):
+        _solve_untyped(func)
+    else:
+        _infer_block(block)
     ret = block.last_op
+    inputs = [a.type for a in block.args]
+    outputs = list(func.function_type.outputs.data)
     if isinstance(ret, ReturnOp):
         outputs = [v.type for v in ret.operands]
-        if tuple(outputs) != tuple(func.function_type.outputs.data):
-            func.function_type = FunctionType.from_lists(
-                list(func.function_type.inputs.data), outputs
+    if tuple(outputs) != tuple(func.function_type.outputs.data) or tuple(
+        inputs
+    ) != tuple(func.function_type.inputs.data):
+        func.function_type = FunctionType.from_lists(inputs, outputs)
+
+
+def _solve_untyped(func: FuncOp) -> None:
+    """Infer ``func`` whose parameters include untyped ones: sweep its ops, letting
+    each op whose type relation determines an untyped parameter type it, until every
+    op is inferred or a sweep solves nothing more."""
+    while True:
+        stuck: list[Operation] = []
+        solved = _sweep(func.body.block, stuck)
+        unknown = [a for a in func.body.block.args if is_unknown(a.type)]
+        if not stuck and not unknown:
+            return
+        if not solved:
+            break
+    op: Operation = stuck[0] if stuck else func
+    names = _untyped_roots(stuck[0]) if stuck else unknown
+    name = ", ".join(f"%{a.name_hint or a.index}" for a in names) or "a parameter"
+    raise TypeInferenceError(
+        op,
+        f"cannot infer the type of {name} (a variable without a type): "
+        + (
+            f"{op.name} does not determine it"
+            if stuck
+            else f"no use in @{func.sym_name.data} determines it"
+        )
+        + "; give it a type (relay.var(name, shape=..., dtype=...))",
+    )
+
+
+def _sweep(block: Block, stuck: list[Operation]) -> bool:
+    """Infer the ops of ``block`` (and nested regions); an op with an incomplete
+    operand that comes from an untyped parameter is solved if it can be, else left
+    in ``stuck``. Whether some parameter got a type."""
+    solved = False
+    for op in list(block.ops):
+        for region in op.regions:
+            for inner in region.blocks:
+                solved |= _sweep(inner, stuck)
+        if isinstance(op, RelayOp) and any(
+            isinstance(o.type, UnrankedTensorType) for o in op.operands
+        ):
+            solved |= _solve_operands(op)
+            if any(is_unknown(o.type) for o in op.operands) or _from_untyped(op):
+                try:
+                    _update_results(op, op.infer_result_types())
+                except IncompleteTypeError:
+                    stuck.append(op)
+                except TypeRelationError as e:
+                    raise TypeInferenceError(op, f"{op.name}: {e}") from e
+                continue
+        _infer_op(op)
+    return solved
+
+
+def _solve_operands(op: RelayOp) -> bool:
+    """Give the untyped parameters among ``op``'s operands the types its relation
+    determines; whether any was given one."""
+    try:
+        solutions = op.solve_operand_types([o.type for o in op.operands])
+    except TypeRelationError as e:
+        raise TypeInferenceError(op, f"{op.name}: {e}") from e
+    solved = False
+    for operand, ty in zip(list(op.operands), solutions, strict=True):
+        if ty is not None and isinstance(operand, BlockArgument):
+            if is_unknown(operand.type):
+                Rewriter.replace_value_with_new_type(operand, ty)
+                solved = True
+    return solved
+
+
+def _from_untyped(op: Operation) -> bool:
+    """Whether an incomplete operand of ``op`` comes from an untyped parameter."""
+    return bool(_untyped_roots(op))
+
+
+def _untyped_roots(op: Operation) -> list[BlockArgument]:
+    """The untyped parameters that ``op``'s incomplete operands come from."""
+    roots: list[BlockArgument] = []
+    seen: set[SSAValue] = set()
+    stack = [o for o in op.operands if isinstance(o.type, UnrankedTensorType)]
+    while stack:
+        value = stack.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        if isinstance(value, BlockArgument):
+            if is_unknown(value.type) and value not in roots:
+                roots.append(value)
+            continue
+        owner = value.owner
+        if isinstance(owner, Operation):
+            stack.extend(
+                o for o in owner.operands if isinstance(o.type, UnrankedTensorType)
             )
+    return roots
 
 
 def _infer_block(block: Block) -> None:

@@ -70,8 +70,8 @@ def build(
     Returns a :class:`~xrelay.runtime.library.Library`: ``lib.create()`` gives a graph
     executor, ``lib(*arrays)`` runs once, ``lib.export_library(path)`` writes a shared
     library. ``keep_mlir`` keeps the memref-level kernels (``lib.get_source("mlir")``).
-    With ``$XRELAY_REPRODUCER_DIR`` set, a failing pass writes a crash reproducer
-    there (:mod:`xrelay.pass_manager.reproducer`). ``num_threads`` fixes how many
+    With ``$XRELAY_REPRODUCER_DIR`` set, a failing pass, or lowering failing, writes
+    a crash reproducer there (:mod:`xrelay.pass_manager.reproducer`). ``num_threads`` fixes how many
     threads run the model (default: ``$XRELAY_NUM_THREADS``, else the available cores
     for all but tiny models: :mod:`xrelay.runtime.threads`).
     ``cache``: look the build up in the compile cache, and store it there
@@ -90,7 +90,11 @@ def build(
     from xrelay.lowering.pipeline import lower_model
     from xrelay.lowering.stages import stage
     from xrelay.pass_manager import PassContext
-    from xrelay.pass_manager.reproducer import CrashReproducer, capture_crashes
+    from xrelay.pass_manager.reproducer import (
+        CrashReproducer,
+        capture_crashes,
+        capture_lowering,
+    )
     from xrelay.runtime import cache as compile_cache
 
     # outside any `with PassContext(...)`, build takes the fast path (opt_level 3)
@@ -121,10 +125,13 @@ def build(
             nullcontext() if entered else ctx,
         ):
             module = optimize_module(mod, params)
-        # the optimised module is build's own copy: lowered in place, and let go of
-        lowered = lower_model(
-            module, entry, keep_mlir=keep_mlir, in_place=True, profile=profile
-        )
+        # the optimised module is build's own copy: lowered in place, and let go of;
+        # a failure leaves a reproducer of the IR handed to lowering (here, or in
+        # xrelay-run's)
+        with capture_lowering(repro, module, ctx, entry, profile):
+            lowered = lower_model(
+                module, entry, keep_mlir=keep_mlir, in_place=True, profile=profile
+            )
         del module
         stage_boundary()
     lib = Library(

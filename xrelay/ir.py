@@ -1,5 +1,6 @@
 """``xrelay.ir`` (TVM's ``tvm.ir``): structural equality of relay programs, the
-module, ``TempOpAttr`` and ``register_op_attr``.
+module, ``TempOpAttr``, ``register_op_attr`` and ``Span`` / ``SourceName`` (the
+location of a call: set by AnnotateSpans, or given to ``relay.Call(span=...)``).
 
     from xrelay.ir import assert_structural_equal, TempOpAttr
 """
@@ -7,6 +8,7 @@ module, ``TempOpAttr`` and ``register_op_attr``.
 from __future__ import annotations
 
 from xrelay.dialects.relay.op_attrs import TempOpAttr
+from xrelay.frontend.relay.expr import SourceName, Span
 from xrelay.frontend.relay.module import IRModule
 from xrelay.frontend.relay.op.hooks import register as register_op_attr
 from xrelay.frontend.relay.structural_equal import (
@@ -16,6 +18,8 @@ from xrelay.frontend.relay.structural_equal import (
 
 __all__ = [
     "IRModule",
+    "SourceName",
+    "Span",
     "TempOpAttr",
     "assert_structural_equal",
     "register_op_attr",

@@ -11,16 +11,26 @@ code generator.
 
 from __future__ import annotations
 
+import threading
 from types import TracebackType
-from typing import ClassVar
 
 _CPU_KINDS = ("llvm", "c")
 
 
-class Target:
-    """A target string with TVM's accessors; a context manager making it current."""
+class _Stack(threading.local):
+    """The entered targets of one thread (as PassContext's stack: a ``with
+    Target(...)`` on one thread is not current on another)."""
 
-    _stack: ClassVar[list[Target]] = []
+    def __init__(self) -> None:
+        self.items: list[Target] = []
+
+
+_stack = _Stack()
+
+
+class Target:
+    """A target string with TVM's accessors; a context manager making it current
+    on this thread."""
 
     def __init__(self, target: str | Target, host: str | Target | None = None):
         text = target.text if isinstance(target, Target) else str(target)
@@ -54,7 +64,7 @@ class Target:
         return keys
 
     def __enter__(self) -> Target:
-        Target._stack.append(self)
+        _stack.items.append(self)
         return self
 
     def __exit__(
@@ -63,13 +73,14 @@ class Target:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        Target._stack.pop()
+        _stack.items.pop()
 
     @staticmethod
     def current(allow_none: bool = True) -> Target | None:
-        """The innermost ``with Target(...)``, or None."""
-        if Target._stack:
-            return Target._stack[-1]
+        """The innermost ``with Target(...)`` of this thread, or None."""
+        items = _stack.items
+        if items:
+            return items[-1]
         if not allow_none:
             raise ValueError("no target is set: use `with Target(...)`")
         return None

@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     IntegerType,
+    NoneType,
     StringAttr,
     TensorType,
     TupleType,
@@ -284,6 +285,10 @@ def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
     An unranked tensor with the right element type is an incomplete type and agrees;
     ``?`` dims in the declaration agree with any size.
     """
+    if isinstance(declared, UnrankedTensorType) and isinstance(
+        declared.element_type, NoneType
+    ):
+        return True  # nothing known (an untyped variable): agrees with anything
     if isinstance(declared, UnrankedTensorType):
         return isinstance(inferred, TensorType | UnrankedTensorType) and (
             declared.element_type == inferred.element_type
@@ -302,6 +307,17 @@ def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
             types_compatible(x, y) for x, y in zip(dt, it, strict=True)
         )
     return declared == inferred
+
+
+UNKNOWN = UnrankedTensorType(NoneType())
+"""Relay's ``IncompleteType`` for a tensor of which nothing is known, not even its
+dtype (``tensor<*xnone>``): the type of a ``relay.var`` made without one. InferType
+solves it from the variable's uses (:meth:`RelayOp.solve_operand_types`)."""
+
+
+def is_unknown(ty: Attribute) -> bool:
+    """Whether ``ty`` is :data:`UNKNOWN` (an untyped variable's type)."""
+    return isinstance(ty, UnrankedTensorType) and isinstance(ty.element_type, NoneType)
 
 
 def is_complete(ty: Attribute) -> bool:
@@ -337,6 +353,15 @@ class RelayOp(IRDLOperation):
         :class:`IncompleteTypeError` when an operand type is not known yet.
         """
         raise NotImplementedError(f"{self.name} has no type relation")
+
+    def solve_operand_types(
+        self, operand_types: Sequence[Attribute]
+    ) -> Sequence[Attribute | None]:
+        """The types of incomplete operands that the other operands and the attributes
+        determine (Relay's type relations assigning an ``IncompleteType``: the weight
+        of ``conv2d`` from the data, ``channels`` and ``kernel_size``); ``None`` for an
+        operand not determined. InferType asks this for untyped variables."""
+        return [None] * len(operand_types)
 
     def compute(self, *args: Value) -> Value | Sequence[Value]:
         """The op's numpy reference semantics: one value per result (a single value

@@ -85,5 +85,10 @@ def _verify_block(block: Block) -> None:
 def verify_module(module: Operation) -> None:
     """:func:`verify_dominance` (which also finds uses of erased values, which
     xDSL's verifier reports with a bare ``ValueError``), then xDSL's verifier."""
-    verify_dominance(module)
-    module.verify()
+    try:
+        verify_dominance(module)
+        module.verify()
+    except RecursionError as e:
+        from xrelay.nesting import too_deep
+
+        raise too_deep(e, "the verifier", module) from e

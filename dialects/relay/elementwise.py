@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerType, TensorType
@@ -748,6 +748,18 @@ class BiasAddOp(RelayOp):
     axis = int_prop(1)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
+
+    def solve_operand_types(
+        self, operand_types: Sequence[Attribute]
+    ) -> Sequence[Attribute | None]:
+        """Relay's ``BiasAddRel`` with an incomplete bias: ``[data.shape[axis]]`` of
+        the data's dtype."""
+        data = operand_types[0]
+        if not isinstance(data, TensorType):
+            return [None, None]
+        x = cast(TensorType[Attribute], data)
+        axis = normalize_axis(get_int(self.axis), len(x.get_shape()))
+        return [None, tensor([x.get_shape()[axis]], x.element_type)]
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x, bias = ranked(operand_types[0], "data"), ranked(operand_types[1], "bias")

@@ -472,6 +472,34 @@ class Conv2DOp(ConvOp):
         self.check_kernel_size(kh, kw)
         return (n, c, h, w), (o, i, kh, kw), depthwise, out_c
 
+    def solve_operand_types(
+        self, operand_types: Sequence[Attribute]
+    ) -> Sequence[Attribute | None]:
+        """Relay's ``Conv2DRel`` with an incomplete weight: ``[channels, C/groups, KH,
+        KW]`` in the kernel layout, of the data's dtype, when ``channels`` and
+        ``kernel_size`` are given and the data type is known."""
+        data = operand_types[0]
+        if (
+            not isinstance(data, TensorType)
+            or self.channels is None
+            or self.kernel_size is None
+        ):
+            return [None, None]
+        data_layout, kernel_layout, _ = self.layouts()
+        _, c, _, _ = layout_shape(
+            cast(TensorType[Attribute], data).get_shape(),
+            data_layout,
+            "NCHW",
+            "data_layout",
+        )
+        ks = get_ints(self.kernel_size)
+        groups = get_int(self.groups)
+        if len(ks) != 2 or groups < 1 or c == DYN or c % groups:
+            return [None, None]
+        oihw = (get_int(self.channels), c // groups, ks[0], ks[1])
+        shape = shape_in_layout(oihw, "OIHW", kernel_layout)
+        return [None, tensor(shape, cast(TensorType[Attribute], data).element_type)]
+
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         data, weight = (
             ranked(operand_types[0], "data"),
@@ -932,6 +960,20 @@ class DenseOp(RelayOp):
     out_dtype = opt_dtype_prop()
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+
+    def solve_operand_types(
+        self, operand_types: Sequence[Attribute]
+    ) -> Sequence[Attribute | None]:
+        """Relay's ``DenseRel`` with an incomplete weight: ``[units, K]`` of the data's
+        dtype when ``units`` is given and the data type is known."""
+        data = operand_types[0]
+        if not isinstance(data, TensorType) or self.units is None:
+            return [None, None]
+        ds = cast(TensorType[Attribute], data).get_shape()
+        if not ds:
+            return [None, None]
+        shape = (get_int(self.units), ds[-1])
+        return [None, tensor(shape, cast(TensorType[Attribute], data).element_type)]
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         data, weight = (

@@ -13,8 +13,8 @@ over the data (biased variance).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
@@ -134,6 +134,13 @@ class AffineNormOp(RelayOp):
     def check(self, x: TensorType, axis: int) -> None:
         """Op-specific checks beyond the shared ones."""
 
+    def solve_operand_types(
+        self, operand_types: Sequence[Attribute]
+    ) -> Sequence[Attribute | None]:
+        """Incomplete ``gamma`` / ``beta``: vectors ``[data.shape[axis]]`` of the
+        data's dtype (Relay's norm relations assign them)."""
+        return _channel_vectors(operand_types, self.norm_axis, 2)
+
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")
         gamma = ranked(operand_types[1], "gamma")
@@ -161,6 +168,19 @@ class AffineNormOp(RelayOp):
 
 _VECTOR = Layout.parse("C")
 """The layout of a per-channel vector operand or result."""
+
+
+def _channel_vectors(
+    operand_types: Sequence[Attribute], axis_of: Callable[[int], int], count: int
+) -> list[Attribute | None]:
+    """For the ``count`` operands after the data: per-channel vectors along the axis
+    ``axis_of(rank)`` of the data, of its dtype (None when the data is unknown)."""
+    data = operand_types[0]
+    if not isinstance(data, TensorType):
+        return [None] * len(operand_types)
+    x = cast(TensorType[Attribute], data)
+    vec = tensor([x.get_shape()[axis_of(len(x.get_shape()))]], x.element_type)
+    return [None, *([vec] * count)]
 
 
 def _rank(ty: Attribute) -> int:
@@ -196,6 +216,17 @@ class BatchNormOp(RelayOp):
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
 
     VECTORS: ClassVar[tuple[str, ...]] = ("gamma", "beta", "moving_mean", "moving_var")
+
+    def solve_operand_types(
+        self, operand_types: Sequence[Attribute]
+    ) -> Sequence[Attribute | None]:
+        """Relay's ``BatchNormRel`` with incomplete vectors: ``[data.shape[axis]]`` of
+        the data's dtype."""
+        return _channel_vectors(
+            operand_types,
+            lambda rank: normalize_axis(get_int(self.axis), rank),
+            4,
+        )
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")

@@ -22,15 +22,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeAlias, cast
+from typing import Any, Protocol, TypeAlias, TypeVar, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    FileLineColLoc,
     FunctionType,
+    IntAttr,
     StringAttr,
     TensorType,
     TupleType,
     UnitAttr,
+    UnrankedTensorType,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -38,7 +41,13 @@ from xdsl.irdl import OptionalDef, VarOperandDef, VarResultDef
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay import dtypes
-from xrelay.dialects.relay.base import RelayOp, TypeRelationError, to_attribute
+from xrelay.dialects.relay.base import (
+    UNKNOWN,
+    IncompleteTypeError,
+    RelayOp,
+    TypeRelationError,
+    to_attribute,
+)
 from xrelay.dialects.relay.base import types_compatible as _types_compatible
 from xrelay.dialects.relay.structural import (
     INLINE,
@@ -60,6 +69,7 @@ from xrelay.frontend.relay.expr import (
     Let,
     Op,
     ScalarLike,
+    Span,
     Tuple,
     TupleGetItem,
     Var,
@@ -117,7 +127,13 @@ def emit_function(
     """Emit ``fn`` as ``func.func @name``; also returns the outlined local functions
     it calls (to be put in the module before it)."""
     lifted = _Lifted()
-    func = _Emitter(ctx, lifted, name).function(fn, name)
+    try:
+        func = _Emitter(ctx, lifted, name).function(fn, name)
+    except RecursionError:
+        raise BuildError(
+            f"@{name} is nested too deeply to build (relay.If inside relay.If ...: "
+            "Python's recursion limit)"
+        ) from None
     return func, lifted.funcs
 
 
@@ -169,12 +185,10 @@ class _Emitter:
     def function(self, fn: Function, name: str) -> FuncOp:
         arg_types: list[Attribute] = []
         for p in fn.params:
-            if p.type_annotation is None:
-                raise BuildError(
-                    f"parameter %{p.name_hint} of @{name} has no type: give relay.var a "
-                    "shape (and dtype) or a type_annotation"
-                )
-            arg_types.append(to_ir(p.type_annotation))
+            # untyped: Relay's IncompleteType, solved by InferType from its uses
+            arg_types.append(
+                UNKNOWN if p.type_annotation is None else to_ir(p.type_annotation)
+            )
         if len(set(fn.params)) != len(fn.params):
             raise BuildError(f"@{name} has the same relay.Var twice in its parameters")
         free = free_vars(fn)
@@ -188,16 +202,24 @@ class _Emitter:
         for p, arg in zip(fn.params, self.block.args, strict=True):
             arg.name_hint = sanitize_name(p.name_hint)
             self.scopes[0][p] = arg
-        result = self.single(self.emit(fn.body))
-        self.add(ReturnOp(result))
+        body = self.emit(fn.body)
+        if fn.returns_fields and isinstance(body, Fields) and len(body.values) > 1:
+            results = [self.single(v) for v in body.values]  # several results
+        else:
+            results = [self.single(body)]
+        self.add(ReturnOp(*results))
+        out_types = [r.type for r in results]
         if fn.ret_type is not None:
             declared = to_ir(fn.ret_type)
-            if not _types_compatible(declared, result.type):
+            actual = (
+                out_types[0] if len(out_types) == 1 else TupleType(cast(Any, out_types))
+            )
+            if not _types_compatible(declared, actual):
                 raise BuildError(
                     f"@{name} declares return type {declared} but its body has type "
-                    f"{result.type}"
+                    f"{actual}"
                 )
-        func = FuncOp(name, (arg_types, [result.type]), Region(self.block))
+        func = FuncOp(name, (arg_types, out_types), Region(self.block))
         for key, attr_value in fn.attrs.items():
             if key in FUNCTION_ATTRS:
                 if attr_value:
@@ -301,7 +323,7 @@ class _Emitter:
         found = self.lookup(value)
         if isinstance(found, SSAValue):
             return found
-        op = TupleOp.make([self.single(v) for v in value.values])
+        op = _make(TupleOp, [self.single(v) for v in value.values], {})
         result = self.add(op).results[0]
         self.scopes[-1][value] = result
         return result
@@ -435,6 +457,8 @@ class _Emitter:
                     f"{arg.type} but @{name} expects {ty}"
                 )
         call = self.add(CallOp(name, args, list(ftype.outputs.data)))
+        if len(call.results) != 1:  # a multi-result function: a tuple of them
+            return Fields(list(call.results))
         return call.results[0]
 
     def lift(self, fn: Function) -> tuple[str, FunctionType]:
@@ -487,8 +511,10 @@ class _Emitter:
                 )
         attrs = self.clean_attrs(cls, node)
         try:
-            ir_op = cls.make(operands, attrs)
-            if type(ir_op).verify_ is not RelayOp.verify_:
+            ir_op = _make(cls, operands, attrs)
+            if _is_incomplete_op(ir_op):
+                pass
+            elif type(ir_op).verify_ is not RelayOp.verify_:
                 ir_op.verify_()  # op-specific checks beyond the type relation
         except (TypeRelationError, VerifyException, TypeError, ValueError) as e:
             message = str(e).removeprefix(f"{cls.name}: ")
@@ -496,6 +522,13 @@ class _Emitter:
             raise BuildError(
                 f"{cls.name}{_site(node)}: {message} [operand types: {types}]"
             ) from e
+        span = node.span
+        if isinstance(span, Span):  # TVM's Call(span=...): the op's location
+            ir_op.location = FileLineColLoc(
+                StringAttr(span.source_name.name),
+                IntAttr(span.line),
+                IntAttr(span.column),
+            )
         self.add(ir_op)
         if len(ir_op.results) != 1 or any(
             isinstance(d, VarResultDef) for _, d in definition.results
@@ -523,6 +556,27 @@ class _Emitter:
                     continue
             attrs[key] = _plain(value)
         return attrs
+
+
+_OpT = TypeVar("_OpT", bound=RelayOp)
+
+
+def _make(
+    cls: type[_OpT], operands: Sequence[SSAValue], attrs: dict[str, object]
+) -> _OpT:
+    """``cls.make``; an operand of unknown type (an untyped relay.var, solved by
+    InferType) gives results of unknown type instead of an error."""
+    try:
+        return cls.make(operands, attrs)
+    except IncompleteTypeError:
+        if not any(isinstance(o.type, UnrankedTensorType) for o in operands):
+            raise
+        n_results = len(cls.get_irdl_definition().results)
+        return cls.make(operands, attrs, result_types=[UNKNOWN] * n_results)
+
+
+def _is_incomplete_op(op: Operation) -> bool:
+    return any(isinstance(r.type, UnrankedTensorType) for r in op.results)
 
 
 def _plain(value: Any) -> object:

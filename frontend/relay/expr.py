@@ -61,6 +61,56 @@ def _user_site() -> tuple[str, int] | None:
     return None
 
 
+class SourceName:
+    """The name of a source a :class:`Span` points into (TVM's ``tvm.ir.SourceName``)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SourceName) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"SourceName({self.name!r})"
+
+
+class Span:
+    """A place in a source (TVM's ``tvm.ir.Span``): an op's location. The IR keeps
+    a start (``loc("file":line:col)``); ``end_line``/``end_column`` repeat it."""
+
+    def __init__(
+        self,
+        source_name: SourceName | str,
+        line: int,
+        end_line: int,
+        column: int,
+        end_column: int,
+    ):
+        self.source_name = (
+            source_name
+            if isinstance(source_name, SourceName)
+            else SourceName(source_name)
+        )
+        self.line, self.end_line = int(line), int(end_line)
+        self.column, self.end_column = int(column), int(end_column)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Span) and (
+            other.source_name,
+            other.line,
+            other.column,
+        ) == (self.source_name, self.line, self.column)
+
+    def __hash__(self) -> int:
+        return hash((self.source_name, self.line, self.column))
+
+    def __repr__(self) -> str:
+        return f"Span({self.source_name.name}:{self.line}:{self.column})"
+
+
 Scalar: TypeAlias = "int | float | bool | np.number[Any] | np.bool_"
 
 

@@ -45,6 +45,10 @@ class Function(Expr):
         self.type_params = type_params
         self.attrs = Attrs(attrs or {})
         self.span = span
+        self.returns_fields = False
+        """Set by the Relay text parser for a body ending in a tuple literal: the
+        function returns the fields as several results (xrelay's multi-result
+        ``func.func``), not one tuple value."""
 
     def with_attr(
         self, attr_key_or_dict: str | dict[str, Any], attr_value: Any = None

@@ -42,6 +42,7 @@ class FunctionView(Function):
         self._lifted: tuple[list[Var], Expr] | None = None
         self.type_params = None
         self.span = None
+        self.returns_fields = len(func_op.function_type.outputs.data) > 1
 
     # -- Relay's fields -----------------------------------------------------------------
 

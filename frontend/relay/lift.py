@@ -28,6 +28,7 @@ from typing import Any, cast
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    FileLineColLoc,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -40,7 +41,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue, TypeAt
 from xdsl.irdl import VarOperandDef, VarResultDef
 
 from xrelay.dialects.relay import dtypes
-from xrelay.dialects.relay.base import RelayOp
+from xrelay.dialects.relay.base import RelayOp, is_unknown
 from xrelay.dialects.relay.structural import (
     PRIMITIVE,
     ConstantOp,
@@ -56,6 +57,7 @@ from xrelay.frontend.relay.expr import (
     GlobalVar,
     If,
     Op,
+    Span,
     Tuple,
     TupleGetItem,
     Var,
@@ -132,7 +134,8 @@ class Lifter:
     def params(self, block: Block) -> list[Var]:
         out: list[Var] = []
         for i, arg in enumerate(block.args):
-            v = Var(arg.name_hint or f"p{i}", from_ir(arg.type))
+            ty = None if is_unknown(arg.type) else from_ir(arg.type)  # untyped
+            v = Var(arg.name_hint or f"p{i}", ty)
             self.memo[arg] = v
             out.append(v)
         return out
@@ -166,6 +169,10 @@ class Lifter:
         if known is not None:
             return known
         made = self.make(op)
+        loc = op.location
+        if isinstance(loc, FileLineColLoc):  # AnnotateSpans, or a parsed file
+            line, col = loc.line.data, loc.column.data
+            made.span = Span(loc.filename.data, line, line, col, col)
         self.calls[op] = made
         return made
 

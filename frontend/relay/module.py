@@ -285,6 +285,11 @@ def _declared_type(fn: Function) -> FunctionType | None:
 
 def _print(module: ModuleOp) -> str:
     out = StringIO()
-    Printer(stream=out).print_op(module)
+    try:
+        Printer(stream=out).print_op(module)
+    except RecursionError as e:
+        from xrelay.nesting import too_deep
+
+        raise too_deep(e, "the printer", module) from e
     out.write("\n")
     return out.getvalue()

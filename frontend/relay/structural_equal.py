@@ -46,9 +46,24 @@ from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.irdl import IRDLOperation
 
-from xrelay.dialects.relay.structural import PRIMITIVE, ConstantOp, numpy_from_dense
+from xrelay.dialects.relay.structural import (
+    PRIMITIVE,
+    ConstantOp,
+    TupleOp,
+    numpy_from_dense,
+)
 
 _FUNC_KEYS_IGNORED = ("sym_name", "sym_visibility", "function_type")
+
+
+def _returned(ret: ReturnOp) -> list[SSAValue]:
+    """What a function returns, a returned ``relay.tuple`` as its fields: Relay has
+    one tuple-returning form where xrelay has two (several results, or one tuple)."""
+    values = list(ret.operands)
+    owner = values[0].owner if len(values) == 1 else None
+    if isinstance(owner, TupleOp) and len(owner.operands) > 1:
+        return list(owner.operands)
+    return values
 
 
 class _Mismatch(Exception):
@@ -164,7 +179,11 @@ class StructuralComparer:
             ra, rb = a.body.block.last_op, b.body.block.last_op
             if not isinstance(ra, ReturnOp) or not isinstance(rb, ReturnOp):
                 raise self.fail("a function does not end in func.return")
-            self.operands_equal(ra, rb)
+            va, vb = _returned(ra), _returned(rb)
+            if len(va) != len(vb):
+                raise self.fail(f"{len(va)} vs {len(vb)} results")
+            for x, y in zip(va, vb, strict=True):
+                self.values_equal(x, y)
 
     def blocks_equal(self, a: Block, b: Block, what: str) -> None:
         if len(a.args) != len(b.args):

@@ -31,6 +31,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from xrelay.dialects.relay.base import UNKNOWN
 from xrelay.frontend.relay.analysis import free_vars
 from xrelay.frontend.relay.emitter import BuildError
 from xrelay.frontend.relay.expr import (
@@ -134,6 +135,8 @@ class _Parser:
             for key, values in _read_metadata(metadata, self).items():
                 self.meta.setdefault(key, values)
         self.scopes: list[dict[str, Expr]] = []
+        self.final_tuple: Tuple | None = None
+        """The tuple literal a body just read ended in (see ``function_rest``)."""
         self.globals: dict[str, GlobalVar] = {}
 
     # -- tokens -------------------------------------------------------------------------
@@ -248,9 +251,14 @@ class _Parser:
         ret = self.type_() if self.accept("->") else None
         self.expect("{")
         body = self.body()
+        literal = self.final_tuple
         self.expect("}")
         self.scopes.pop()
-        return Function(params, body, ret, attrs=attrs or None)
+        fn = Function(params, body, ret, attrs=attrs or None)
+        # ``{ ...; (%a, %b) }``: the fields are the function's results (a body
+        # ending in a variable bound to a tuple returns one tuple value)
+        fn.returns_fields = literal is not None and literal is body
+        return fn
 
     # -- bodies and expressions ---------------------------------------------------------
 
@@ -285,7 +293,10 @@ class _Parser:
             rest = self.body()
             self.scopes.pop()
             return Let(var, value, rest)
-        return self.expr()
+        paren = self.at("(")
+        final = self.expr()
+        self.final_tuple = final if paren and isinstance(final, Tuple) else None
+        return final
 
     def expr(self) -> Expr:
         node = self.primary()
@@ -481,6 +492,8 @@ class _Parser:
 
     def type_(self) -> TypeLike:
         tok = self.next()
+        if tok.kind == "ident" and tok.text == "_":  # Relay's IncompleteType
+            return UNKNOWN
         if tok.kind == "ident" and tok.text == "Tensor":
             self.expect("[")
             if self.accept("?"):  # xrelay's incomplete type (an unranked tensor)
@@ -607,7 +620,12 @@ def parse(
     from xrelay.frontend.relay.module import IRModule
 
     parser = _Parser(text, source_name, init_meta_table)
-    defs = parser.module()
+    try:
+        defs = parser.module()
+    except RecursionError:
+        raise parser.error(
+            "the program is nested too deeply to parse (Python's recursion limit)"
+        ) from None
     mod = init_module if init_module is not None else IRModule()
     by_name = {name: (fn, tok) for name, fn, tok in defs}
     done: set[str] = set()
@@ -626,6 +644,12 @@ def parse(
         active.pop()
         try:
             mod[name] = fn
+        except RecursionError:
+            raise parser.error(
+                f"in @{name}: the function is nested too deeply to build (Python's "
+                "recursion limit)",
+                tok,
+            ) from None
         except (BuildError, TypeError, ValueError) as e:
             message = str(e)
             site = re.search(r" \(built at [^()]*:(\d+)\)", message)

@@ -43,7 +43,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, VarOperandDef, VarResultDef
 
 from xrelay.dialects.relay import dtypes
-from xrelay.dialects.relay.base import RelayOp
+from xrelay.dialects.relay.base import RelayOp, is_unknown
 from xrelay.dialects.relay.structural import (
     PRIMITIVE,
     ConstantOp,
@@ -73,6 +73,8 @@ def type_text(ty: Attribute) -> str:
         if len(shape) == 1:
             dims += ","
         return f"Tensor[({dims}), {dtype}]"
+    if is_unknown(ty):
+        return "_"  # Relay's IncompleteType (an untyped variable)
     if isinstance(ty, UnrankedTensorType):
         return f"Tensor[?, {dtypes.dtype_name(cast(Any, ty).element_type)}]"
     if isinstance(ty, TupleType):
@@ -198,7 +200,10 @@ class _FunctionPrinter:
                 name = f"{base}_{k}"
             used.add(name)
             self.names[arg] = f"%{name}"
-            out.append(f"%{name}: {type_text(arg.type)}")
+            if is_unknown(arg.type):  # an untyped variable, as Relay prints it
+                out.append(f"%{name}")
+            else:
+                out.append(f"%{name}: {type_text(arg.type)}")
         return out
 
     def block(self, block: Block, indent: str) -> str:
@@ -380,6 +385,15 @@ def to_relay_text(program: Any, show_meta_data: bool = True) -> str:
         program = program.module
     if isinstance(program, FunctionView):
         program = program.func_op
+    try:
+        return _print_relay(program, show_meta_data)
+    except RecursionError as e:
+        from xrelay.nesting import too_deep
+
+        raise too_deep(e, "the Relay text printer", program) from e
+
+
+def _print_relay(program: Any, show_meta_data: bool) -> str:
     if isinstance(program, ModuleOp):
         return RelayTextPrinter(program, show_meta_data).print_module(program)
     if isinstance(program, FuncOp):

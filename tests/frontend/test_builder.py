@@ -107,9 +107,13 @@ def test_var_forms():
     assert types == ["tensor<2x3xi8>", "tensor<2x3xi8>", "tensor<f32>"]
     with pytest.raises(ValueError, match="either type_annotation or shape"):
         relay.var("c", relay.TensorType((1,)), shape=(1,))
-    untyped = relay.var("u")
-    with pytest.raises(relay.BuildError, match="parameter %u of @main has no type"):
-        relay.IRModule.from_expr(relay.Function([untyped], untyped))
+    untyped = relay.var("u")  # Relay's IncompleteType, left to InferType
+    mod = relay.IRModule.from_expr(relay.Function([untyped], untyped))
+    assert (
+        str(mod.func_op("main").function_type) == "(tensor<*xnone>) -> tensor<*xnone>"
+    )
+    with pytest.raises(Exception, match="cannot infer the type of %u"):
+        relay.transform.InferType()(mod)
 
 
 def test_dynamic_dim_and_odd_names():

@@ -209,3 +209,35 @@ def test_fuse_ops_leaves_valid_types(parse: Callable[[str], ModuleOp]):
     before = str(out)
     with PassContext(config={"xrelay.cache_analyses": False}):
         assert str(get_pass("InferType")(out)) == before
+
+
+SCALED_CONV = """
+func.func @main(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32> {
+  %s = relay.constant dense<[[[2.0]], [[3.0]]]> : tensor<2x1x1xf32>
+  %0 = relay.multiply %x, %s : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = relay.nn.conv2d %0, %w {channels = 3 : i64, kernel_size = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
+  %t = relay.constant dense<[[[2.0]], [[3.0]], [[4.0]]]> : tensor<3x1x1xf32>
+  %2 = relay.multiply %1, %t : (tensor<1x3x4x4xf32>, tensor<3x1x1xf32>) -> tensor<1x3x4x4xf32>
+  func.return %2 : tensor<1x3x4x4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("name", ["ForwardFoldScaleAxis", "BackwardFoldScaleAxis"])
+def test_fold_scale_axis_reports_unchanged(
+    parse: Callable[[str], ModuleOp], name: str
+) -> None:
+    """Run twice: the first run folds (the types are inferred again after it), the
+    second finds nothing to fold and says so, so no inference follows it."""
+    fold = get_pass(name)
+    passes = [get_pass("InferType"), fold, get_pass("InferType"), fold]
+    with PassContext(opt_level=3) as ctx:
+        out = Sequential(passes)(parse(SCALED_CONV))
+    text = str(out)
+    multiplies = text.count("relay.multiply")
+    assert ctx.analyses.computed["types"] == 2  # before, and after the fold only
+    with PassContext(opt_level=3) as ctx:
+        again = Sequential([get_pass("InferType"), fold])(out)
+    assert ctx.analyses.computed["types"] == 1
+    assert str(again).count("relay.multiply") == multiplies
+    assert "relay.multiply %w" in text  # the first run did fold into the weight

@@ -114,3 +114,71 @@ def test_build_checks_the_folder(
 def test_malformed_headers(header: str, message: str) -> None:
     with pytest.raises(ReproducerError, match=message):
         Reproducer.parse(header + "builtin.module {}\n")
+
+
+def recursive_module() -> Any:
+    """A program every pass accepts but lowering refuses (a recursive function)."""
+    mod = relay.IRModule()
+    f = relay.GlobalVar("f")
+    a = relay.var("a", shape=(2,))
+    mod[f] = relay.Function([a], relay.nn.relu(a), ret_type=relay.TensorType((2,)))
+    mod[f] = relay.Function([a], f(relay.nn.relu(a)), ret_type=relay.TensorType((2,)))
+    x = relay.var("x", shape=(2,))
+    mod["main"] = relay.Function([x], relay.negative(f(x)))
+    return mod
+
+
+def test_build_lowering_failure_writes_a_replayable_reproducer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XRELAY_REPRODUCER_DIR", str(tmp_path))
+    with pytest.raises(
+        Exception, match="recursive functions cannot be lowered"
+    ) as info:
+        xrelay.build(recursive_module(), cache=False)
+    path = tmp_path / "xrelay-reproducer-0.mlir"
+    assert reproducer_note(info.value) == f"crash reproducer written to {path}"
+    text = path.read_text()
+    repro = Reproducer.parse(text)
+    assert repro.pipeline == (
+        'relay-to-kernels{entry="main" profile=false},plan-memory,lower-to-llvm'
+    )
+    assert repro.target == "llvm"
+    assert repro.opt_level == 3
+    assert "// error: @f: recursive functions cannot be lowered (in lowering)" in text
+    # the IR handed to lowering: optimised (fused), not yet lowered
+    assert "relay.primitive" in text
+    assert "llvm." not in text
+    with pytest.raises(
+        Exception, match="recursive functions cannot be lowered"
+    ) as again:
+        XRelayOptMain(args=["--run-reproducer", str(path)]).run()
+    assert "(in pass RelayToKernels)" in str(again.value)
+
+
+def test_lowering_capture_without_destination_costs_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from xrelay.pass_manager.reproducer import capture_lowering
+
+    monkeypatch.delenv("XRELAY_REPRODUCER_DIR", raising=False)
+    cloned: list[Any] = []
+    module = small_module().module
+    with monkeypatch.context() as patch:
+        patch.setattr(type(module), "clone", lambda self: cloned.append(self))
+        with pytest.raises(ValueError, match="boom"):
+            with capture_lowering(None, module, PassContext()):
+                raise ValueError("boom")
+    assert cloned == []
+    with pytest.raises(Exception, match="recursive") as info:
+        xrelay.build(recursive_module(), cache=False)
+    assert reproducer_note(info.value) is None
+
+
+def test_malformed_target_header() -> None:
+    header = (
+        '// xrelay-reproducer: {"pipeline": "a", "opt_level": 2, "required_pass": [], '
+        '"disabled_pass": [], "config": {}, "target": "cuda"}\n'
+    )
+    with pytest.raises(ReproducerError, match="'target' must be one of 'llvm'"):
+        Reproducer.parse(header + "builtin.module {}\n")

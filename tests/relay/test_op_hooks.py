@@ -173,3 +173,34 @@ def test_target_context_drives_alter_op_layout():
     assert_structural_equal(explicit, blocked)
     with pytest.raises(ValueError, match="must start with '-'"):
         Target("llvm mcpu=x")
+
+
+def test_target_stack_is_per_thread():
+    import threading
+
+    seen: dict[str, Any] = {}
+    entered, checked = threading.Event(), threading.Event()
+
+    def other() -> None:
+        entered.wait(timeout=10)
+        seen["other_before"] = Target.current()
+        with Target("c"):
+            seen["other_inside"] = Target.current()
+            blocked = run(before(), transform.AlterOpLayout())
+            seen["other_blocked"] = "contrib_conv2d_NCHWc" in blocked.astext(
+                fmt="relay"
+            )
+        checked.set()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    with Target("cuda"):
+        entered.set()
+        assert checked.wait(timeout=30)
+        # the other thread's `with Target("c")` did not become current here
+        assert Target.current() == Target("cuda")
+    thread.join()
+    assert seen["other_before"] is None  # our `with` is not current there
+    assert seen["other_inside"] == Target("c")
+    assert seen["other_blocked"]  # "c" is a CPU target: blocked layouts
+    assert Target.current() is None

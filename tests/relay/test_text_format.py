@@ -309,3 +309,43 @@ def test_reads_tvm_metadata_sections():
     out = relay.create_executor(mod=mod).evaluate()(np.ones((2, 3), "float32"))
     np.testing.assert_array_equal(out[0].numpy(), first + 1)
     np.testing.assert_array_equal(out[1].numpy(), second)
+
+
+def test_tuple_literal_body_is_several_results_both_ways():
+    text = """#[version = "0.0.5"]
+    def @main(%x: Tensor[(2, 3), float32]) {
+      %0 = nn.relu(%x);
+      (%0, transpose(%0))
+    }"""
+    mod = relay.parse(text)
+    outputs = mod.func_op("main").function_type.outputs.data
+    assert [str(t) for t in outputs] == ["tensor<2x3xf32>", "tensor<3x2xf32>"]
+    again = relay.parse(mod.astext(fmt="relay"))
+    assert again.astext(fmt="relay") == mod.astext(fmt="relay")
+    assert len(again.func_op("main").function_type.outputs.data) == 2
+    # Relay's view: a function returning a tuple, equal to the builder's form
+    x = relay.var("x", shape=(2, 3))
+    y = relay.nn.relu(x)
+    built = relay.IRModule.from_expr(
+        relay.Function([x], relay.Tuple([y, relay.transpose(y)]))
+    )
+    assert len(built.func_op("main").function_type.outputs.data) == 1
+    assert_structural_equal(mod, built)
+    run = relay.create_executor(mod=mod).evaluate()
+    xs = np.arange(6, dtype="float32").reshape(2, 3) - 2
+    got = run(xs)
+    np.testing.assert_array_equal(got[1].numpy(), np.maximum(xs, 0).T)
+
+
+def test_tuple_bound_to_a_variable_is_one_tuple_result():
+    text = """#[version = "0.0.5"]
+    def @main(%x: Tensor[(2,), float32]) {
+      %0 = (%x, negative(%x));
+      %0
+    }"""
+    mod = relay.parse(text)
+    outputs = mod.func_op("main").function_type.outputs.data
+    assert [str(t) for t in outputs] == ["tuple<tensor<2xf32>, tensor<2xf32>>"]
+    again = relay.parse(mod.astext(fmt="relay"))
+    assert again.astext(fmt="relay") == mod.astext(fmt="relay")
+    assert str(again) == str(mod)
