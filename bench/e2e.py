@@ -64,16 +64,24 @@ def _median_ms(fn: Any, runs: int) -> float:
     return statistics.median(times) * 1e3
 
 
+SETTLE_S = 0.05
+"""The pause before each block: onnxruntime's pool threads spin for a while after
+a run, and a peer timed while they spin shares its cores with them."""
+
+
 def _blocks_ms(fns: list[Any], runs: int, blocks: int = 5) -> list[float]:
     """Median latency of each of ``fns`` over ``runs`` runs, measured in
     ``blocks`` alternating blocks (so that a change of load on the machine hits
-    every peer alike)."""
+    every peer alike), each block after a pause (:data:`SETTLE_S`) and one untimed
+    run, so that no peer is timed while another's threads still spin."""
     for fn in fns:
         fn()
     per = max(1, runs // blocks)
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(blocks):
         for fn, ts in zip(fns, times, strict=True):
+            time.sleep(SETTLE_S)
+            fn()
             for _ in range(per):
                 start = time.perf_counter()
                 fn()
