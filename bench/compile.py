@@ -1,6 +1,6 @@
 """Compile time per stage, for every shared model, with a cold and a warm compile cache.
 
-    .venv/bin/python bench/compile.py [--models /work/shared/models] [--opt-level 3]
+    .venv/bin/python bench/compile.py [--models ../shared/models] [--opt-level 3]
                                       [--only resnet18 densenet121 ...] [--no-warm]
                                       [--jobs N]
 
@@ -44,6 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from shared_models import SHARED_MODELS
 
 HERE = Path(__file__).resolve().parent
 SHORT = {
@@ -144,7 +146,7 @@ def _row(name: str, phase: str, r: dict[str, Any], cols: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", type=Path, default=Path("/work/shared/models"))
+    parser.add_argument("--models", type=Path, default=SHARED_MODELS)
     parser.add_argument("--opt-level", type=int, default=3)
     parser.add_argument("--only", nargs="*", default=None, help="model names")
     parser.add_argument("--no-warm", action="store_true", help="cold builds only")

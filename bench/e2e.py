@@ -3,7 +3,7 @@
 run, next to a plain numpy implementation (``bench/numpy_im2col.py``) and
 onnxruntime (when installed) measured in the same run.
 
-    .venv/bin/python bench/e2e.py [--models /work/shared/models] [--runs 20]
+    .venv/bin/python bench/e2e.py [--models ../shared/models] [--runs 20]
                                   [--opt-level 3] [--only resnet18 zoo/mobilenet_v2 ...]
                                   [--threads N]
 
@@ -42,6 +42,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from shared_models import SHARED_MODELS
 
 HERE = Path(__file__).resolve().parent
 
@@ -261,7 +263,7 @@ def report(rows: list[dict[str, Any]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", type=Path, default=Path("/work/shared/models"))
+    parser.add_argument("--models", type=Path, default=SHARED_MODELS)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--opt-level", type=int, default=3)
     parser.add_argument(

@@ -3,7 +3,7 @@ models folder, against ``onnx.load`` (the floor: reading and parsing the file) a
 ``onnx.checker`` measured in the same run; plus the reference interpreter's time on
 the model's ``.input.npy`` and its largest difference from ``.output.npy``.
 
-    .venv/bin/python bench/import.py [--models /work/shared/models] [--repeat 3]
+    .venv/bin/python bench/import.py [--models ../shared/models] [--repeat 3]
                                      [--params] [--no-run]
 
 Each model is measured in a fresh subprocess, so that its peak RSS is its own:
@@ -31,12 +31,7 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
-DEFAULT_MODELS = Path(
-    os.environ.get(
-        "XRELAY_SHARED_MODELS",
-        Path(__file__).resolve().parents[2] / "shared" / "models",
-    )
-)
+from shared_models import SHARED_MODELS as DEFAULT_MODELS
 
 
 def _rss() -> int:

@@ -13,7 +13,10 @@ Programs (each built three times, once per mode):
 
 Figures are medians of ``--runs`` runs after one warm-up; the ratio is against
 ``clip`` (the clamp every unchecked read needs). With ``../shared`` present and a
-model that imports, the zoo's ``bert_small`` latency is printed too. Figures only.
+model that imports, the zoo's ``resnet18`` and ``bert_small`` are built twice, with
+their index checks (as imported) and without (checked ``take`` turned into ``clip``),
+and timed in alternating blocks: the cost of the checks on a whole model. Figures
+only.
 """
 
 from __future__ import annotations
@@ -23,17 +26,17 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from shared_models import SHARED_MODELS
 
 import xrelay
 from xrelay import relay
 from xrelay.pass_manager import PassContext
 
 MODES = ("clip", "wrap", "fast")
-ZOO = Path(__file__).resolve().parents[3] / "shared" / "models" / "zoo"
+ZOO = SHARED_MODELS / "zoo"
 
 
 def embedding(mode: str) -> tuple[Any, dict[str, Any]]:
@@ -105,24 +108,72 @@ def bench_program(name: str, runs: int, threads: int | None) -> None:
     print(f"{name:<11} {cells}")
 
 
-def bench_bert(runs: int, threads: int | None) -> None:
-    folder = ZOO / "bert_small"
-    if not folder.is_dir():
-        print("bert_small: skipped (../shared/models/zoo is absent)")
+INDEX_OPS = ("relay.take", "relay.gather", "relay.gather_nd", "relay.scatter_nd",
+             "relay.scatter_elements")  # fmt: skip
+
+
+def _unchecked(mod: Any) -> int:
+    """Turn ``mod``'s checked ``take`` ops (mode ``fast``) into clamping ones
+    (``clip``: the read every unchecked gather needs anyway), in place; how many."""
+    from xdsl.dialects.builtin import StringAttr
+
+    count = 0
+    for op in mod.module.walk():
+        mode = op.properties.get("mode")
+        if op.name == "relay.take" and mode == StringAttr("fast"):
+            op.properties["mode"] = StringAttr("clip")
+            count += 1
+    return count
+
+
+def bench_model(name: str, runs: int, threads: int | None, blocks: int = 5) -> None:
+    """A zoo model built twice, its index checks on (as imported) and off (checked
+    ``take`` turned into ``clip``), timed in alternating blocks."""
+    folder = ZOO / name
+    onnx_file, inputs = folder / "model.onnx", sorted(folder.glob("input_*.npy"))
+    if not folder.is_dir():  # the shared models' own files
+        onnx_file = ZOO.parent / f"{name}.onnx"
+        inputs = [ZOO.parent / f"{name}.input.npy"]
+    if not onnx_file.is_file():
+        print(f"{name}: skipped (../shared/models is absent)")
         return
     from xrelay.frontend import from_onnx
 
     try:
-        mod, params = from_onnx(str(folder / "model.onnx"))
+        mod, params = from_onnx(str(onnx_file))
     except Exception as e:
-        print(f"bert_small: skipped (does not import here: {str(e).splitlines()[0]})")
+        print(f"{name}: skipped (does not import here: {str(e).splitlines()[0]})")
         return
-    with PassContext(opt_level=3):
-        lib = xrelay.build(mod, params=params, num_threads=threads)
-    m = lib.create()
-    for i in range(m.get_num_inputs()):
-        m.set_input(i, np.load(folder / f"input_{i}.npy"))
-    print(f"bert_small: {median_ms(m.run, runs):.3f} ms (Gather: checked fast mode)")
+    ops = [op.name for op in mod.module.walk() if op.name in INDEX_OPS]
+    checked_mod, params2 = from_onnx(str(onnx_file))
+    turned = _unchecked(checked_mod)
+    mods = {"checked": mod, "unchecked": checked_mod}
+    del params2
+    execs: dict[str, Any] = {}
+    for label, m_ in mods.items():
+        with PassContext(opt_level=3):
+            lib = xrelay.build(m_, params=params, num_threads=threads)
+        m = lib.create()
+        for i, f in enumerate(inputs):
+            m.set_input(i, np.load(f))
+        m.run()
+        execs[label] = m
+    times: dict[str, list[float]] = {k: [] for k in execs}
+    per = max(1, runs // blocks)
+    for _ in range(blocks):
+        for label, m in execs.items():
+            m.run()
+            for _ in range(per):
+                t = time.perf_counter()
+                m.run()
+                times[label].append(time.perf_counter() - t)
+    med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    cost = med["checked"] / med["unchecked"] - 1
+    print(
+        f"{name}: {len(ops)} index ops, {turned} checked; checked "
+        f"{med['checked']:.3f} ms, unchecked {med['unchecked']:.3f} ms: "
+        f"the checks cost {100 * cost:+.1f}% of the latency"
+    )
 
 
 def main() -> None:
@@ -133,7 +184,8 @@ def main() -> None:
     print(f"CPU: {platform.processor() or platform.machine()}, threads {args.threads}")
     for name in PROGRAMS:
         bench_program(name, args.runs, args.threads)
-    bench_bert(args.runs, args.threads)
+    for name in ("resnet18", "bert_small"):
+        bench_model(name, args.runs, args.threads)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 build (``xrelay.build(..., profile=True)``: a clock read before and after every
 kernel call, per thread) of the same shared models, run in the same process.
 
-    .venv/bin/python bench/profile_overhead.py [--models /work/shared/models]
+    .venv/bin/python bench/profile_overhead.py [--models ../shared/models]
                      [--only resnet_block resnet18] [--runs 30] [--threads 1 2]
 
 Per model and thread count: the clock calls in each build's LLVM IR (none in the
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from shared_models import SHARED_MODELS
 
 
 def _median_ms(samples: list[float]) -> float:
@@ -52,7 +53,7 @@ def measure(lib: Any, prof: Any, x: Any, threads: int, runs: int) -> dict[str, A
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", type=Path, default=Path("/work/shared/models"))
+    parser.add_argument("--models", type=Path, default=SHARED_MODELS)
     parser.add_argument("--only", nargs="*", default=["resnet_block", "resnet18"])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--threads", type=int, nargs="*", default=[1, 2])
