@@ -92,6 +92,10 @@ class AnalysisManager:
         if self.enabled:
             self._results[(analysis.name, target)] = value
 
+    def forget(self, analysis: Analysis[Any], target: Operation) -> None:
+        """Drop one cached result (a pass that keeps the others but not this one)."""
+        self._results.pop((analysis.name, target), None)
+
     def preserve(self, *names: str) -> None:
         """Called by a function pass's function: the visited function keeps these
         analyses (all of them when no name is given: nothing changed)."""
@@ -220,3 +224,19 @@ TYPES: Analysis[Any] = Analysis(
 
 def analyses() -> Iterable[Analysis[Any]]:
     return (TYPES, CALLEES, CALL_GRAPH, USE_COUNTS, POST_DOMINATORS)
+
+
+def _verified(module: ModuleOp, am: AnalysisManager) -> bool:
+    from xrelay.dialects.relay.dominance import verify_module
+
+    verify_module(module)
+    return True
+
+
+VERIFIED: Analysis[bool] = Analysis(
+    "verified",
+    "module",
+    _verified,
+    "the module verifies (``xrelay.verify_each`` re-verifies only after a pass that "
+    "did not preserve it: a pass that changed nothing costs no verification)",
+)

@@ -24,7 +24,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay.dominance import verify_module
-from xrelay.pass_manager.analysis import ALL
+from xrelay.pass_manager.analysis import ALL, VERIFIED, AnalysisManager
 from xrelay.pass_manager.context import PassContext
 from xrelay.pass_manager.info import PassInfo
 
@@ -45,9 +45,20 @@ class PassVerificationError(RuntimeError):
         self.pass_name = pass_name
 
 
-def _verify(op: ModuleOp, what: str, pass_name: str | None = None) -> None:
+def _verify(
+    op: ModuleOp,
+    what: str,
+    pass_name: str | None = None,
+    analyses: AnalysisManager | None = None,
+) -> None:
+    """Verify ``op``; with ``analyses``, only when the cached ``VERIFIED`` of the
+    module was dropped since it was last verified (by a pass that did not preserve
+    it: every pass that changes the IR)."""
     try:
-        verify_module(op)
+        if analyses is not None:
+            analyses.get(VERIFIED, op)
+        else:
+            verify_module(op)
     except RecursionError:  # a NestingTooDeepError, located: as it is
         raise
     except (DiagnosticException, ValueError) as e:  # xDSL raises both
@@ -192,7 +203,12 @@ def run_pass(
         _note_pass(err, info.name)
         raise err
     if ctx.verify_each and info.kind != "sequential":
-        _verify(result, f"the IR after pass '{info.name}' does not verify", info.name)
+        _verify(
+            result,
+            f"the IR after pass '{info.name}' does not verify",
+            info.name,
+            analyses,
+        )
     if hooked and ctx.after_hooks:
         _call_hooks(
             ctx.after_hooks,

@@ -32,7 +32,13 @@ from xrelay.dialects.relay.base import (
     types_compatible,
 )
 from xrelay.pass_manager import Pass, PassContext, PassInfo, register_pass
-from xrelay.pass_manager.analysis import ALL, CALLEES, TYPES, AnalysisManager
+from xrelay.pass_manager.analysis import (
+    ALL,
+    CALLEES,
+    TYPES,
+    VERIFIED,
+    AnalysisManager,
+)
 
 
 class TypeInferenceError(DiagnosticException):
@@ -64,6 +70,7 @@ def infer_types(module: ModuleOp, analyses: AnalysisManager | None = None) -> No
             infer_function(func)
             am.put(TYPES, func, seen)
             am.computed[TYPES.name] += 1
+            am.forget(VERIFIED, module)  # types written: verify again
         name = func.sym_name.data
         active.discard(name)
         done.add(name)

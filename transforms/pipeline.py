@@ -41,6 +41,7 @@ from xrelay.dialects.relay.base import DYN
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.names import decode_name, encode_name
 from xrelay.pass_manager import Pass, PassContext, PassInfo, Sequential, register_pass
+from xrelay.pass_manager.analysis import ALL
 from xrelay.pass_manager.passes import ModuleKind, run_pass
 from xrelay.pass_manager.registry import UnknownPassError, lookup
 
@@ -173,6 +174,10 @@ class RelayOptimize(Pass):
     """Relay's relay.build optimisation pipeline for the context's opt_level (or
     ``opt_level`` when given): the pass prefix as one Sequential, then InferType,
     Inline, InferType."""
+
+    # its passes invalidate what they change (an inner opt level shares the
+    # context's analyses: PassContext.with_opt_level)
+    PRESERVES = ALL
 
     def __init__(self, opt_level: int = -1) -> None:
         self.opt_level = opt_level

@@ -18,6 +18,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.pass_manager import ModulePass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager.analysis import ALL
 
 DEFAULT_ENTRIES = ("main",)
 
@@ -87,7 +88,10 @@ class RemoveUnusedFunctions(ModulePass):
         )
         super().__init__(self._run, PassInfo(1, "RemoveUnusedFunctions"))
 
+    PRESERVES = ALL  # invalidates the analyses itself, when it removed a function
+
     def _run(self, mod: Any, ctx: PassContext) -> Any:
         module: ModuleOp = mod if isinstance(mod, ModuleOp) else mod.module
-        remove_unused_functions(module, self.entry_functions)
+        if remove_unused_functions(module, self.entry_functions):
+            ctx.analyses.invalidate()
         return mod

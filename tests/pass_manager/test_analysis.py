@@ -241,3 +241,74 @@ def test_fold_scale_axis_reports_unchanged(
     assert ctx.analyses.computed["types"] == 1
     assert str(again).count("relay.multiply") == multiplies
     assert "relay.multiply %w" in text  # the first run did fold into the weight
+
+
+def test_verify_each_skips_passes_that_change_nothing(
+    parse: Callable[[str], ModuleOp],
+):
+    @module_pass(opt_level=0)
+    def touch_nothing(mod: Any, ctx: PassContext) -> Any:
+        return mod
+
+    infer = get_pass("InferType")
+    checks = {"xrelay.verify_each": True}
+    # InferType infers (types written: verified), then twice nothing (cached)
+    _, am = run(parse, [infer, get_pass("InferType"), get_pass("InferType")], **checks)
+    assert am.computed["verified"] == 1
+    # a module pass keeps nothing: verified again after it (and after the
+    # InferType that then re-infers both functions)
+    _, am = run(parse, [infer, touch_nothing, get_pass("InferType")], **checks)
+    assert am.computed["verified"] == 3
+    # a function pass that changed @g: verified again; one claiming nothing changed
+    # on every function: not
+    _, am = run(parse, [infer, rewrite_g([6], False)], **checks)
+    assert am.computed["verified"] == 2
+    _, am = run(parse, [infer, rewrite_g([6], True)], **checks)
+    assert am.computed["verified"] == 1
+    # without the cache, every pass is verified
+    _, am = run(
+        parse,
+        [infer, get_pass("InferType"), get_pass("InferType")],
+        **checks,
+        **{"xrelay.cache_analyses": False},
+    )
+    assert am.computed["verified"] == 3
+
+
+def test_verify_each_still_names_the_pass_that_broke_the_ir(
+    parse: Callable[[str], ModuleOp],
+):
+    from xrelay.pass_manager.passes import PassVerificationError
+
+    @module_pass(opt_level=0, name="BreakIt")
+    def break_it(mod: Any, ctx: PassContext) -> Any:
+        module = mod if isinstance(mod, ModuleOp) else mod.module
+        main = func_named(module, "main")
+        ret = main.body.block.last_op
+        assert ret is not None
+        ret.operands = [main.args[0]]  # returns 2x3 where 6 is declared
+        return mod
+
+    with pytest.raises(PassVerificationError, match="after pass 'BreakIt'"):
+        run(
+            parse,
+            [get_pass("InferType"), get_pass("InferType"), break_it],
+            **{"xrelay.verify_each": True},
+        )
+
+
+def test_remove_unused_functions_keeps_analyses_when_it_removes_nothing(
+    parse: Callable[[str], ModuleOp],
+):
+    passes = [get_pass("InferType"), get_pass("RemoveUnusedFunctions")]
+    _, am = run(parse, [*passes, get_pass("InferType")], **{"xrelay.verify_each": True})
+    assert am.computed["types"] == 2  # nothing removed: nothing inferred again
+    assert am.computed["verified"] == 1
+    # with @g the only entry, @main is removed: analyses dropped, verified again
+    out, am = run(
+        parse,
+        [passes[0], get_pass("RemoveUnusedFunctions", entry_functions=("g",))],
+        **{"xrelay.verify_each": True},
+    )
+    assert [f.sym_name.data for f in out.ops if isinstance(f, FuncOp)] == ["g"]
+    assert am.computed["verified"] == 2
