@@ -21,10 +21,12 @@ import os
 ENV = "XRELAY_NUM_THREADS"
 MAX_THREADS = 256
 """The largest team (a sanity bound on requests)."""
-PARALLEL_WORK_MIN = 2_000_000
+PARALLEL_WORK_MIN = 4_000_000
 """Below this many estimated multiply-adds per run, the default team is one thread:
-starting and joining a thread costs some tens of microseconds (``bench/e2e.py
---threads`` shows both sides)."""
+starting and joining a thread costs some tens of microseconds, more than halving
+such a run saves. Measured (docs/decisions.md, Threads): a second thread pays from
+about 2 M multiply-adds of dense layers and about 8 M of convolutions (which run
+faster per multiply-add); 4 M is between them."""
 
 
 class ThreadCountError(ValueError):

@@ -12,14 +12,29 @@ of the team (the team is sized by the threads actually running), so a run never
 waits for a missing thread.
 
 Threads meet at ``xrelay_barrier(team)``, a sense-reversing barrier on atomics: the
-last thread to arrive resets the count and flips the sense, the others spin on the
-sense (with the CPU's pause hint, yielding the core after a while so that a team
-larger than the machine still moves on).
+last thread to arrive resets the count and flips the sense, the others wait for the
+sense to change. The started threads wait the same way for ``go``, which the caller
+sets once the team is complete. Waiting is a bounded spin (the CPU's pause hint,
+:data:`SPINS_BEFORE_PARK` tries), then parking, so that a waiting thread leaves the
+core to the thread it waits for when the cores are shared (other processes, or a
+team larger than the machine):
+
+* on x86-64 Linux a waiter counts itself in ``sleepers`` and sleeps in
+  ``futex(FUTEX_WAIT_PRIVATE)`` on the word (its low 32 bits: the words are 0 or 1)
+  while it still holds the old value; whoever changes the word (the last thread into
+  the barrier, the caller setting ``go``) calls ``futex(FUTEX_WAKE_PRIVATE)`` only
+  when ``sleepers`` is not zero. The word's store and the counter's load, like the
+  counter's increment and the word's load, are sequentially consistent, so either
+  the waker sees the sleeper or the sleeper sees the new value (and the kernel
+  refuses to sleep on a word that no longer holds the old value). The call is libc's
+  ``syscall``, which the JIT finds in the process and the exported library gets
+  from the C library it is linked with.
+* elsewhere the waiter calls ``sched_yield`` and spins again.
 
 The team, on the caller's stack::
 
     struct team { void **args; int64_t nthreads; int64_t count; int64_t sense;
-                  int64_t go; int64_t next; };
+                  int64_t go; int64_t next; int64_t sleepers; };
 
 Kernels share out their parallel loop nest by claiming chunks of it:
 ``xrelay_claim(team, chunk)`` atomically adds ``chunk`` to ``next`` and returns the
@@ -30,7 +45,6 @@ resets it before a kernel that thread 0 runs alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import cast
 
 import llvmlite.ir as ir
@@ -53,12 +67,18 @@ CLOCK_MONOTONIC = 1
 I64 = ir.IntType(64)
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
-TEAM = ir.LiteralStructType([PTR, I64, I64, I64, I64, I64])
-ARGS, NTHREADS, COUNT, SENSE, GO, NEXT = range(6)
+TEAM = ir.LiteralStructType([PTR, I64, I64, I64, I64, I64, I64])
+ARGS, NTHREADS, COUNT, SENSE, GO, NEXT, SLEEPERS = range(7)
 """The fields of the team, in order (see the module docstring)."""
 WORKER = ir.LiteralStructType([PTR, I64])
 """A started thread's argument: its team and id."""
-SPINS_BEFORE_YIELD = 4096
+SPINS_BEFORE_PARK = 256
+"""Pause-hint tries before a waiting thread parks (futex) or yields."""
+SYS_FUTEX = 202
+"""x86-64 Linux's number of the futex system call."""
+FUTEX_WAIT_PRIVATE = 128
+FUTEX_WAKE_PRIVATE = 129
+WAKE_ALL = 0x7FFFFFFF
 
 
 def _field(b: ir.IRBuilder, team: ir.Value, k: int) -> ir.Value:
@@ -95,47 +115,113 @@ def _function(
     return ir.Function(module, ir.FunctionType(ret, args), name)
 
 
-def _pause(module: ir.Module, b: ir.IRBuilder) -> None:
-    """The spin-wait hint where the target has one (x86's ``pause``)."""
+def _triple(module: ir.Module) -> str:
     triple = module.triple or ""
     if not triple:
         import llvmlite.binding as llvm
 
         triple = llvm.get_default_triple()
-    if triple.startswith(("x86_64", "i386", "i686")):
+    return triple
+
+
+def parks_with_futex(module: ir.Module) -> bool:
+    """Whether waiting threads of ``module`` sleep in futex (x86-64 Linux) rather
+    than yield."""
+    triple = _triple(module)
+    return triple.startswith("x86_64") and "linux" in triple
+
+
+def _pause(module: ir.Module, b: ir.IRBuilder) -> None:
+    """The spin-wait hint where the target has one (x86's ``pause``)."""
+    if _triple(module).startswith(("x86_64", "i386", "i686")):
         fn = _function(module, "llvm.x86.sse2.pause", ir.VoidType(), [])
         b.call(fn, [])
 
 
-def _spin_until(
+def _futex(
+    module: ir.Module, b: ir.IRBuilder, word: ir.Value, op: int, value: int | ir.Value
+) -> None:
+    """``syscall(SYS_futex, word, op, value, NULL)``."""
+    syscall = module.globals.get("syscall")
+    if not isinstance(syscall, ir.Function):
+        syscall = ir.Function(
+            module, ir.FunctionType(I64, [I64], var_arg=True), "syscall"
+        )
+    arg = I64(value) if isinstance(value, int) else value
+    b.call(syscall, [I64(SYS_FUTEX), word, I64(op), arg, ir.Constant(PTR, None)])
+
+
+def _wait_while(
     module: ir.Module,
     fn: ir.Function,
     b: ir.IRBuilder,
     done: ir.Block,
-    changed: Callable[[ir.IRBuilder], ir.Value],
+    team: ir.Value,
+    word_at: ir.Value,
+    old: ir.Value,
 ) -> None:
-    """Spin (pause; after :data:`SPINS_BEFORE_YIELD` tries, ``sched_yield``) until
-    ``changed(b)`` holds, then branch to ``done``."""
+    """Wait while the team's word at ``word_at`` holds ``old`` (spin, then park: see
+    the module docstring), then branch to ``done``."""
     entry = b.block
     test = fn.append_basic_block("spin.test")
     wait = fn.append_basic_block("spin.wait")
-    give = fn.append_basic_block("spin.yield")
+    park = fn.append_basic_block("park")
     b.branch(test)
     b.position_at_end(test)
     spins = b.phi(I64, "spins")
     spins.add_incoming(I64(0), entry)
-    b.cbranch(changed(b), done, wait)
+    now = b.load_atomic(word_at, "acquire", 8, typ=I64)
+    b.cbranch(b.icmp_unsigned("!=", now, old), done, wait)
     b.position_at_end(wait)
     _pause(module, b)
     more = b.add(spins, I64(1))
-    long_wait = b.icmp_unsigned(">=", more, I64(SPINS_BEFORE_YIELD))
-    b.cbranch(long_wait, give, test)
+    long_wait = b.icmp_unsigned(">=", more, I64(SPINS_BEFORE_PARK))
+    b.cbranch(long_wait, park, test)
     spins.add_incoming(more, wait)
-    b.position_at_end(give)
-    sched_yield = _function(module, "sched_yield", I32, [])
-    b.call(sched_yield, [])
-    b.branch(test)
-    spins.add_incoming(I64(0), give)
+    b.position_at_end(park)
+    if not parks_with_futex(module):
+        sched_yield = _function(module, "sched_yield", I32, [])
+        b.call(sched_yield, [])
+        b.branch(test)
+        spins.add_incoming(I64(0), park)
+        return
+    sleepers_at = _field(b, team, SLEEPERS)
+    b.atomic_rmw("add", sleepers_at, I64(1), "seq_cst")
+    check = fn.append_basic_block("park.test")
+    sleep = fn.append_basic_block("park.sleep")
+    awake = fn.append_basic_block("park.awake")
+    b.branch(check)
+    b.position_at_end(check)
+    now = b.load_atomic(word_at, "seq_cst", 8, typ=I64)
+    b.cbranch(b.icmp_unsigned("!=", now, old), awake, sleep)
+    b.position_at_end(sleep)  # woken, refused (the word changed) or interrupted
+    _futex(module, b, word_at, FUTEX_WAIT_PRIVATE, old)
+    b.branch(check)
+    b.position_at_end(awake)
+    b.atomic_rmw("sub", sleepers_at, I64(1), "monotonic")
+    b.branch(done)
+
+
+def _publish(
+    module: ir.Module,
+    b: ir.IRBuilder,
+    team: ir.Value,
+    word_at: ir.Value,
+    value: ir.Value,
+) -> None:
+    """Store ``value`` into the team's word at ``word_at`` and wake its sleepers."""
+    if not parks_with_futex(module):
+        _store_atomic(b, value, word_at, "release")
+        return
+    _store_atomic(b, value, word_at, "seq_cst")
+    sleepers = b.load_atomic(_field(b, team, SLEEPERS), "seq_cst", 8, typ=I64)
+    wake = b.append_basic_block("wake")
+    woken = b.append_basic_block("woken")
+    b.cbranch(b.icmp_unsigned("!=", sleepers, I64(0)), wake, woken)
+    b.position_at_end(wake)
+    _futex(module, b, word_at, FUTEX_WAKE_PRIVATE, WAKE_ALL)
+    b.branch(woken)
+    b.position_at_end(woken)
 
 
 def add_barrier(module: ir.Module) -> ir.Function:
@@ -171,16 +257,11 @@ def add_barrier(module: ir.Module) -> ir.Function:
     _store_atomic(b, I64(0), count_at, "monotonic")
     _reset_next(b, team)
     flipped_sense = cast(ir.Value, b.xor(sense, I64(1)))
-    _store_atomic(b, flipped_sense, sense_at, "release")
+    _publish(module, b, team, sense_at, flipped_sense)
     b.branch(done)
 
     b.position_at_end(wait)
-
-    def flipped(bb: ir.IRBuilder) -> ir.Value:
-        now = bb.load_atomic(sense_at, "acquire", 8, typ=I64)
-        return bb.icmp_unsigned("!=", now, sense)
-
-    _spin_until(module, fn, b, done, flipped)
+    _wait_while(module, fn, b, done, team, sense_at, sense)
     b.position_at_end(done)
     b.ret_void()
     return fn
@@ -249,11 +330,7 @@ def add_team(module: ir.Module) -> ir.Function:
     go_at = _field(b, team, GO)
     start = worker.append_basic_block("start")
 
-    def ready(bb: ir.IRBuilder) -> ir.Value:
-        go = bb.load_atomic(go_at, "acquire", 8, typ=I64)
-        return bb.icmp_unsigned("!=", go, I64(0))
-
-    _spin_until(module, worker, b, start, ready)
+    _wait_while(module, worker, b, start, team, go_at, I64(0))
     b.position_at_end(start)
     args = b.load(_field(b, team, ARGS), typ=PTR)
     n = b.load(_field(b, team, NTHREADS), typ=I64)
@@ -265,7 +342,7 @@ def add_team(module: ir.Module) -> ir.Function:
     args.name, requested.name = "args", "nthreads"
     b = ir.IRBuilder(entry.append_basic_block("entry"))
     team_ptr = _alloca(b, TEAM)
-    for k, value in enumerate([args, I64(1), I64(0), I64(0), I64(0), I64(0)]):
+    for k, value in enumerate([args, I64(1), *[I64(0)] * 5]):
         b.store(value, _field(b, team_ptr, k))
     alone = entry.append_basic_block("alone")
     spawn = entry.append_basic_block("spawn")
@@ -309,15 +386,16 @@ def add_team(module: ir.Module) -> ir.Function:
     started.add_incoming(k, body)
     team_n = b.add(started, I64(1))
     b.store(team_n, _field(b, team_ptr, NTHREADS))
-    _store_atomic(b, I64(1), _field(b, team_ptr, GO), "release")
+    _publish(module, b, team_ptr, _field(b, team_ptr, GO), I64(1))
     b.call(run, [args, I64(0), team_n, team_ptr])
+    ran = b.block
     join_head = entry.append_basic_block("join.head")
     join_body = entry.append_basic_block("join.body")
     done = entry.append_basic_block("done")
     b.branch(join_head)
     b.position_at_end(join_head)
     j = b.phi(I64, "j")
-    j.add_incoming(I64(0), go)
+    j.add_incoming(I64(0), ran)
     b.cbranch(b.icmp_signed("<", j, started), join_body, done)
     b.position_at_end(join_body)
     joined = b.load(b.gep(handles, [j], inbounds=True, source_etype=I64), typ=I64)
@@ -357,5 +435,6 @@ __all__ = [
     "add_chunks",
     "add_clock",
     "add_team",
+    "parks_with_futex",
     "runtime_ir",
 ]

@@ -3,6 +3,7 @@ any team size computes the same outputs."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +207,169 @@ def test_executors_run_concurrently(lib: Any):
         t.join()
     np.testing.assert_array_equal(results[0], expected)
     np.testing.assert_array_equal(results[1], _run(lib, [inputs[0] * 2], 1))
+
+
+# -- waiting: spin, then park ------------------------------------------------------------
+
+
+def _team_ir(triple: str) -> str:
+    """The LLVM IR of a thread team around an empty ``xrelay_run``, for ``triple``
+    (checked by LLVM's verifier)."""
+    import llvmlite.binding as llvm
+    import llvmlite.ir as ir
+
+    from xrelay.lowering.llvm.threads import PTR, RUN, add_team
+
+    module = ir.Module("team")
+    module.triple = triple
+    i64 = ir.IntType(64)
+    run = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, i64, i64, PTR]), RUN)
+    ir.IRBuilder(run.append_basic_block("entry")).ret_void()
+    add_team(module)
+    text = str(module)
+    llvm.parse_assembly(text).verify()
+    return text
+
+
+def _function_text(ir_text: str, name: str) -> str:
+    found = re.search(rf'^define .*@"{name}"\(', ir_text, re.MULTILINE)
+    assert found is not None, name
+    start = found.start()
+    return ir_text[start : ir_text.index("\n}", start)]
+
+
+def test_waiters_park_in_futex_on_x86_64_linux():
+    """On x86-64 Linux a waiter spins SPINS_BEFORE_PARK times, counts itself a
+    sleeper and sleeps in futex(FUTEX_WAIT_PRIVATE) on the word it waits for; the
+    thread that changes the word (the last one into the barrier, the caller setting
+    go) wakes with futex(FUTEX_WAKE_PRIVATE) only when there are sleepers."""
+    from xrelay.lowering.llvm.threads import SPINS_BEFORE_PARK
+
+    text = _team_ir("x86_64-unknown-linux-gnu")
+    assert "sched_yield" not in text
+    assert 'declare i64 @"syscall"(i64 %".1", ...)' in text
+    futex_wait = 'call i64 (i64, ...) @"syscall"(i64 202, ptr %"{}", i64 128, i64 '
+    futex_wake = (
+        'call i64 (i64, ...) @"syscall"(i64 202, ptr %"{}", i64 129, i64 2147483647'
+    )
+    for name, woken_by in (("xrelay_barrier", "xrelay_barrier"), ("xrelay_worker", "xrelay_entry")):  # fmt: skip
+        waiter = _function_text(text, name)
+        assert re.search(rf"icmp uge i64 %\S+, {SPINS_BEFORE_PARK}\n", waiter)
+        assert 'call void @"llvm.x86.sse2.pause"()' in waiter
+        assert waiter.count(", i64 128, ") == 1
+        before_sleep = waiter[: waiter.index(", i64 128, ")]
+        assert re.search(r"atomicrmw add ptr %\"[^\"]+\", i64 1 seq_cst", before_sleep)
+        assert re.search(r"atomicrmw sub ptr %\"[^\"]+\", i64 1 monotonic", waiter)
+        waker = _function_text(text, woken_by)
+        assert waker.count(", i64 129, ") == 1
+        # the word's store, then the sleepers' load, then a guarded wake
+        store = re.search(r"store atomic i64 \S+, ptr %\"([^\"]+)\" seq_cst", waker)
+        assert store is not None
+        word = store.group(1)
+        after = waker[store.end() :]
+        assert re.match(
+            r", align 8\n\s*%\S+ = getelementptr .*\n\s*%\S+ = load atomic i64, ptr %\S+ seq_cst",
+            after,
+        )
+        assert futex_wake.format(word) in after
+        assert re.search(
+            r"icmp ne i64 %\S+, 0\s*\n\s*br i1 %\S+, label %\"wake\"", after
+        )
+        wait_word = re.search(r", ptr %\"([^\"]+)\", i64 128, ", waiter)
+        assert wait_word is not None
+        assert futex_wait.format(wait_word.group(1)) in waiter
+
+
+@pytest.mark.parametrize("triple", ["aarch64-unknown-linux-gnu", "x86_64-apple-darwin"])
+def test_waiters_yield_elsewhere(triple: str):
+    """Where futex is not known (not x86-64 Linux) a waiter yields the core after
+    its spin, as before, and nothing calls syscall."""
+    text = _team_ir(triple)
+    assert "syscall" not in text
+    assert (
+        _function_text(text, "xrelay_barrier").count('call i32 @"sched_yield"()') == 1
+    )
+    assert _function_text(text, "xrelay_worker").count('call i32 @"sched_yield"()') == 1
+    assert ("llvm.x86.sse2.pause" in text) == triple.startswith("x86_64")
+
+
+@pytest.fixture
+def one_busy_cpu():
+    """This thread (and the threads it starts) pinned to one CPU that a spinning
+    process (no system calls) also runs on; undone afterwards."""
+    import os
+    import subprocess
+    import sys
+
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("needs os.sched_setaffinity (Linux)")
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
+    spin = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
+    spinner = subprocess.Popen([sys.executable, "-c", spin])
+    try:
+        os.sched_setaffinity(0, {cpu})
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+        spinner.kill()
+        spinner.wait()
+
+
+def test_a_team_on_one_busy_core_finishes_right(lib: Any, one_busy_cpu: None):
+    """Two team threads and a busy process share one core: every barrier has a
+    waiter whose partner is not running, so waiters must get off the core (park)
+    for runs to move on; 100 runs finish and give the one-thread bits."""
+    _, inputs = _model()
+    expected = _run(lib, inputs, 1)
+    m = lib.create()
+    m.set_num_threads(2)
+    m.set_input(0, inputs[0])
+    m.benchmark_run(100)
+    np.testing.assert_array_equal(m.get_output(0), expected)
+    m.set_num_threads(3)  # more threads than the core: sleepers at every barrier
+    m.benchmark_run(20)
+    np.testing.assert_array_equal(m.get_output(0), expected)
+
+
+def test_exported_library_parks_too(lib: Any, tmp_path: Path, one_busy_cpu: None):
+    """The exported library resolves the futex call (libc's syscall) and runs a team
+    on one busy core."""
+    import shutil
+
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("needs a C compiler driver (cc) to link the shared library")
+    from xrelay.runtime import load_module
+
+    _, inputs = _model()
+    path = tmp_path / "model.so"
+    lib.export_library(path)
+    m = load_module(path, num_threads=2).create()
+    m.set_input(0, inputs[0])
+    m.benchmark_run(50)
+    np.testing.assert_array_equal(m.get_output(0), _run(lib, inputs, 1))
+
+
+# -- small models run on one thread by default --------------------------------------------
+
+
+def test_small_models_run_on_one_thread_unless_asked(monkeypatch: pytest.MonkeyPatch):
+    """A model below PARALLEL_WORK_MIN (a 64x64 dense, 4096 multiply-adds) gets one
+    thread without a request; set_num_threads(2) and num_threads=2 still mean 2."""
+    monkeypatch.delenv(threads.ENV, raising=False)
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((64, 64)).astype("float32")
+    x = relay.var("x", shape=(1, 64), dtype="float32")
+    mod = relay.IRModule.from_expr(
+        relay.Function([x], relay.nn.dense(x, relay.const(w)))
+    )
+    lib = xrelay.build(mod)
+    assert 0 < lib.spec.work < threads.PARALLEL_WORK_MIN
+    m = lib.create()
+    assert m.num_threads == 1
+    m.set_num_threads(2)
+    assert m.num_threads == 2
+    data = rng.standard_normal((1, 64)).astype("float32")
+    m.run(x=data)
+    np.testing.assert_allclose(m.get_output(0), data @ w.T, rtol=1e-5, atol=1e-5)
+    assert xrelay.build(mod, num_threads=2).create().num_threads == 2
