@@ -491,22 +491,6 @@ EXPECTED: dict[str, Group] = {
             "test_quantizelinear_uint16",
         ),
     ),
-    "3-D convolution and pooling: not implemented": Group(
-        (
-            "test_averagepool_3d_default",
-            "test_averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_False",
-            "test_averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_True",
-            "test_averagepool_3d_dilations_large_count_include_pad_is_1_ceil_mode_is_False",
-            "test_averagepool_3d_dilations_large_count_include_pad_is_1_ceil_mode_is_True",
-            "test_averagepool_3d_dilations_small",
-            "test_convtranspose_3d",
-            "test_lppool_3d_default",
-            "test_maxpool_3d_default",
-            "test_maxpool_3d_dilations",
-            "test_maxpool_3d_dilations_use_ref_impl",
-            "test_maxpool_3d_dilations_use_ref_impl_large",
-        ),
-    ),
     "numerics: float16 results differ beyond the test's rtol (not investigated yet)": Group(
         ("test_causal_conv_with_state_silu_fp16_expanded",),
     ),
