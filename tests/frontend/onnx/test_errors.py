@@ -238,10 +238,10 @@ def test_dynamic_shape_input_is_rejected() -> None:
 
 
 def test_unsupported_resize_mode() -> None:
-    node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode="cubic", name="up")
+    node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode="bicubic", name="up")
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "s")
     m = model([node], [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 4, 4])], [scales])
-    assert "node 'up' (Resize): mode 'cubic' is not supported" in import_error(m)
+    assert "node 'up' (Resize): mode 'bicubic' is not supported" in import_error(m)
 
 
 def test_used_unsupported_output() -> None:
