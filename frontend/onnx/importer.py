@@ -34,6 +34,9 @@ from xrelay.frontend.onnx import (
     algorithm as algorithm,
 )
 from xrelay.frontend.onnx import (
+    attention as attention,
+)
+from xrelay.frontend.onnx import (
     bitwise as bitwise,
 )
 from xrelay.frontend.onnx import (
@@ -74,6 +77,9 @@ from xrelay.frontend.onnx import (
 )
 from xrelay.frontend.onnx import (
     rnn as rnn,
+)
+from xrelay.frontend.onnx import (
+    rotary as rotary,
 )
 from xrelay.frontend.onnx import (
     space_depth as space_depth,

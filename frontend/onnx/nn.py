@@ -17,6 +17,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node, Outputs, converter
+from xrelay.frontend.onnx.volumetric import conv3d, conv_transpose3d, pool3d_depth
 
 # ---------------------------------------------------------------------------------------
 # Spatial attributes
@@ -81,12 +82,14 @@ def _from_2d(node: Node, x: SSAValue) -> SSAValue:
     return node.reshape(x, [s[0], s[1], s[3]])
 
 
-def _spatial_rank(node: Node, x: SSAValue, what: str) -> int:
+def _spatial_rank(node: Node, x: SSAValue, what: str, max_dims: int = 2) -> int:
     rank = node.rank(x)
-    if rank not in (3, 4):
+    if not 3 <= rank <= max_dims + 2:
         kind = f"{rank - 2}-D" if rank > 2 else f"rank-{rank}"
+        dims = " to ".join(f"{d}-D" for d in sorted({1, max_dims}))
         raise ConversionError(
-            f"{kind} {what} is not supported (only 1-D and 2-D: inputs of rank 3 or 4)"
+            f"{kind} {what} is not supported (only {dims}: inputs of rank 3 to "
+            f"{max_dims + 2})"
         )
     return rank - 2
 
@@ -108,7 +111,7 @@ def _check_kernel(node: Node, kernel: Sequence[int]) -> None:
 def conv(node: Node) -> Outputs:
     """``nn.conv2d`` (grouped and depthwise too), then ``nn.bias_add``."""
     x, w = node.input(0, "X"), node.input(1, "W")
-    n = _spatial_rank(node, x, "convolution")
+    n = _spatial_rank(node, x, "convolution", 3)
     ws = node.shape(w)
     if len(ws) != n + 2:
         raise ConversionError(f"the weight has rank {len(ws)}, the data rank {n + 2}")
@@ -117,6 +120,13 @@ def conv(node: Node) -> Outputs:
     strides = spatial_ints(node, "strides", n, 1)
     dilations = spatial_ints(node, "dilations", n, 1)
     begin, end = resolve_pads(node, node.shape(x)[2:], kernel, strides, dilations)
+    if n == 3:
+        out = conv3d(
+            node, x, w, strides, dilations, begin, end, node.attr_int("group", 1)
+        )
+        if node.has_input(2):
+            out = node.op("nn.bias_add", [out, node.input(2, "B")], axis=1)
+        return out
     if n == 1:
         x, w = _as_2d(node, x), node.reshape(w, [ws[0], ws[1], 1, ws[2]])
         strides, dilations = [1, *strides], [1, *dilations]
@@ -145,7 +155,7 @@ def conv_transpose(node: Node) -> Outputs:
     transposed convolution gives) becomes zero rows added with ``nn.pad``.
     """
     x, w = node.input(0, "X"), node.input(1, "W")
-    n = _spatial_rank(node, x, "transposed convolution")
+    n = _spatial_rank(node, x, "transposed convolution", 3)
     xs, ws = node.shape(x), node.shape(w)
     if len(ws) != n + 2:
         raise ConversionError(f"the weight has rank {len(ws)}, the data rank {n + 2}")
@@ -180,6 +190,21 @@ def conv_transpose(node: Node) -> Outputs:
         begin, end = pads[:n], pads[n:]
     else:
         raise ConversionError(f"unknown auto_pad '{auto_pad}'")
+    if n == 3:
+        out = conv_transpose3d(
+            node,
+            x,
+            w,
+            strides,
+            dilations,
+            out_pad,
+            begin,
+            end,
+            node.attr_int("group", 1),
+        )
+        if node.has_input(2):
+            out = node.op("nn.bias_add", [out, node.input(2, "B")], axis=1)
+        return out
     if n == 1:
         x, w = _as_2d(node, x), node.reshape(w, [ws[0], ws[1], 1, ws[2]])
         strides, dilations, out_pad = [1, *strides], [1, *dilations], [0, *out_pad]
@@ -447,7 +472,7 @@ def pool(node: Node) -> Outputs:
     if is_max and node.output_used(1):
         raise ConversionError("the Indices output is not supported")
     x = node.input(0)
-    n = _spatial_rank(node, x, "pooling")
+    n = _spatial_rank(node, x, "pooling", 3)
     kernel = node.attr_ints("kernel_shape")
     if len(kernel) != n:
         raise ConversionError(f"kernel_shape has {len(kernel)} values for {n} dims")
@@ -462,10 +487,16 @@ def pool(node: Node) -> Outputs:
             in_sizes, begin, end, kernel, strides, dilations, strict=True
         )
     ]
+    full = (list(kernel), strides, dilations, begin, end, expected)
+    shape3d = node.shape(x)
     if n == 1:
         x = _as_2d(node, x)
         kernel, strides, dilations = [1, *kernel], [1, *strides], [1, *dilations]
         begin, end, expected = [0, *begin], [0, *end], [1, *expected]
+    elif n == 3:  # height and width here, the depth after (depth joins the channels)
+        x = node.reshape(x, [shape3d[0], shape3d[1] * shape3d[2], *shape3d[3:]])
+        kernel, strides, dilations = kernel[1:], strides[1:], dilations[1:]
+        begin, end, expected = begin[1:], end[1:], expected[1:]
     attrs: dict[str, object] = {
         "pool_size": kernel,
         "strides": strides,
@@ -481,6 +512,22 @@ def pool(node: Node) -> Outputs:
         out = node.op("strided_slice", [out], begin=[0, 0], end=expected, axes=[2, 3])
     if n == 1:
         out = _from_2d(node, out)
+    if n == 3:
+        out = node.reshape(out, [*shape3d[:3], *node.shape(out)[2:]])
+        k3, s3, d3, b3, e3, o3 = full
+        out = pool3d_depth(
+            node,
+            out,
+            is_max,
+            shape3d[2],
+            b3[0],
+            e3[0],
+            k3[0],
+            s3[0],
+            d3[0],
+            o3[0],
+            bool(node.attr_int("count_include_pad", 0)),
+        )
     return out
 
 

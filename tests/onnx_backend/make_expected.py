@@ -82,9 +82,9 @@ RULES: list[tuple[str, str, str, bool, tuple[str, ...]]] = [
         (),
     ),
     (
-        "3-D convolution and pooling: not implemented",
+        "convolution and pooling beyond 3-D: not implemented",
         "error",
-        r"3-D ",
+        r"[4-9]-D (convolution|transposed convolution|pooling|LpPool)",
         True,
         (),
     ),

@@ -206,14 +206,14 @@ def test_checker_failure_bad_attribute() -> None:
 
 
 def test_unsupported_attribute_value_names_the_node() -> None:
-    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv3d")
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv4d")
     m = model(
         [node],
-        [vi("x", [1, 1, 3, 3, 3]), vi("w", [1, 1, 1, 1, 1])],
-        [vi("y", [1, 1, 3, 3, 3])],
+        [vi("x", [1, 1, 2, 3, 3, 3]), vi("w", [1, 1, 1, 1, 1, 1])],
+        [vi("y", [1, 1, 2, 3, 3, 3])],
     )
     message = import_error(m)
-    assert message.startswith("model 'g': node 'conv3d' (Conv): 3-D convolution")
+    assert message.startswith("model 'g': node 'conv4d' (Conv): 4-D convolution")
 
 
 def test_type_error_names_the_node() -> None:
@@ -238,10 +238,10 @@ def test_dynamic_shape_input_is_rejected() -> None:
 
 
 def test_unsupported_resize_mode() -> None:
-    node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode="cubic", name="up")
+    node = helper.make_node("Resize", ["x", "", "s"], ["y"], mode="bicubic", name="up")
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "s")
     m = model([node], [vi("x", [1, 1, 2, 2])], [vi("y", [1, 1, 4, 4])], [scales])
-    assert "node 'up' (Resize): mode 'cubic' is not supported" in import_error(m)
+    assert "node 'up' (Resize): mode 'bicubic' is not supported" in import_error(m)
 
 
 def test_used_unsupported_output() -> None:

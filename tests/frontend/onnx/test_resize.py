@@ -1,4 +1,4 @@
-"""Resize (nearest and linear) built from take / multiply / add, against the ONNX
+"""Resize (nearest, linear, cubic, antialias, tf_crop_and_resize) built from take / multiply / add, against the ONNX
 reference evaluator over coordinate transformation modes, nearest modes, scales and
 sizes, up- and downsampling."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from onnx import helper
 
-from xrelay.frontend import from_onnx
+from xrelay.frontend import OnnxImportError, from_onnx
 
 RunOnnx = Callable[..., Any]
 F32 = np.float32
@@ -145,3 +145,82 @@ def test_resize_uses_only_existing_ops(
         "relay.constant",
         "func.return",
     }
+
+
+@pytest.mark.parametrize("coord", [*COORD_MODES, "half_pixel_symmetric"])
+@pytest.mark.parametrize(("a", "exclude"), [(-0.75, 0), (-0.5, 1)])
+@pytest.mark.parametrize(
+    ("scales", "sizes"), [g[1:] for g in GEOMETRY], ids=[g[0] for g in GEOMETRY]
+)
+def test_resize_cubic(
+    run_onnx: RunOnnx,
+    rng: np.random.Generator,
+    coord: str,
+    a: float,
+    exclude: int,
+    scales: list[float] | None,
+    sizes: list[int] | None,
+) -> None:
+    """Cubic convolution with ``cubic_coeff_a`` and ``exclude_outside``."""
+    node = resize_node(
+        "cubic",
+        scales,
+        sizes,
+        coordinate_transformation_mode=coord,
+        cubic_coeff_a=a,
+        exclude_outside=exclude,
+    )
+    x = rng.standard_normal((1, 2, 4, 6)).astype(F32)
+    run_onnx(node, {"x": x}, inits_for(scales, sizes), opset=19, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["linear", "cubic"])
+@pytest.mark.parametrize("scales", [[1, 1, 0.3, 0.6], [1, 1, 1.7, 0.5]])
+def test_resize_antialias(
+    run_onnx: RunOnnx, rng: np.random.Generator, mode: str, scales: list[float]
+) -> None:
+    """Opset 18 antialias: the kernel widens by ``1 / scale`` when downsampling."""
+    node = resize_node(mode, scales, None, antialias=1)
+    x = rng.standard_normal((1, 2, 10, 7)).astype(F32)
+    run_onnx(node, {"x": x}, inits_for(scales, None), opset=18, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear", "cubic"])
+def test_resize_tf_crop_and_resize(
+    run_onnx: RunOnnx, rng: np.random.Generator, mode: str
+) -> None:
+    """A region of interest reaching outside the input: those positions take
+    ``extrapolation_value``."""
+    node = helper.make_node(
+        "Resize",
+        ["x", "roi", "", "sizes"],
+        ["y"],
+        mode=mode,
+        coordinate_transformation_mode="tf_crop_and_resize",
+        extrapolation_value=7.5,
+        axes=[2, 3],
+    )
+    inits = {
+        "roi": np.array([-0.2, 0.3, 0.9, 1.4], F32),
+        "sizes": np.array([5, 4], np.int64),
+    }
+    x = rng.standard_normal((1, 2, 6, 5)).astype(F32)
+    run_onnx(node, {"x": x}, inits, opset=18, rtol=1e-5, atol=1e-5)
+
+
+def test_resize_antialias_nearest_error(
+    build_model: Callable[..., Any], rng: np.random.Generator
+) -> None:
+    node = resize_node("nearest", [1, 1, 0.5, 0.5], None, antialias=1)
+    x = rng.standard_normal((1, 1, 4, 4)).astype(F32)
+    model = build_model(
+        node,
+        {"x": x},
+        inits_for([1, 1, 0.5, 0.5], None),
+        opset=18,
+        output_values=[np.zeros((1, 1, 2, 2), F32)],
+    )
+    with pytest.raises(
+        OnnxImportError, match="antialias=1 is not supported in nearest"
+    ):
+        from_onnx(model)
