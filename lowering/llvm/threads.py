@@ -72,7 +72,7 @@ ARGS, NTHREADS, COUNT, SENSE, GO, NEXT, SLEEPERS = range(7)
 """The fields of the team, in order (see the module docstring)."""
 WORKER = ir.LiteralStructType([PTR, I64])
 """A started thread's argument: its team and id."""
-SPINS_BEFORE_PARK = 256
+SPINS_BEFORE_PARK = 1024
 """Pause-hint tries before a waiting thread parks (futex) or yields."""
 SYS_FUTEX = 202
 """x86-64 Linux's number of the futex system call."""
