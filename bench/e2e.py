@@ -66,23 +66,28 @@ def _median_ms(fn: Any, runs: int) -> float:
     return statistics.median(times) * 1e3
 
 
-SETTLE_S = 0.05
-"""The pause before each block: onnxruntime's pool threads spin for a while after
-a run, and a peer timed while they spin shares its cores with them."""
+SETTLE_ENV = "XRELAY_BENCH_SETTLE_MS"
+"""``--settle-ms``: a pause before each block (default none: blocks back to back).
+With a pause every peer is timed after an idle gap, as a server between requests:
+on the 2-vCPU VMs here a vCPU left idle wakes slowly, and xrelay's team, which
+starts its threads per run and parks waiting ones, pays more for it than
+onnxruntime's persistent spinning pool (see docs/decisions.md, Threads)."""
 
 
 def _blocks_ms(fns: list[Any], runs: int, blocks: int = 5) -> list[float]:
     """Median latency of each of ``fns`` over ``runs`` runs, measured in
     ``blocks`` alternating blocks (so that a change of load on the machine hits
-    every peer alike), each block after a pause (:data:`SETTLE_S`) and one untimed
-    run, so that no peer is timed while another's threads still spin."""
+    every peer alike), each block after one untimed run (and a pause when
+    ``$XRELAY_BENCH_SETTLE_MS`` is set)."""
+    settle = float(os.environ.get(SETTLE_ENV, "0") or 0) / 1e3
     for fn in fns:
         fn()
     per = max(1, runs // blocks)
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(blocks):
         for fn, ts in zip(fns, times, strict=True):
-            time.sleep(SETTLE_S)
+            if settle > 0:
+                time.sleep(settle)
             fn()
             for _ in range(per):
                 start = time.perf_counter()
@@ -275,8 +280,16 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="xrelay's thread count (default: XRELAY_NUM_THREADS, else automatic)",
     )
+    parser.add_argument(
+        "--settle-ms",
+        type=float,
+        default=None,
+        help="pause before each timed block (an idle gap before the runs)",
+    )
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.settle_ms is not None:
+        os.environ[SETTLE_ENV] = str(args.settle_ms)  # the children read it
     if args.child is not None:
         row = measure(args.models, args.child, args.runs, args.opt_level, args.threads)
         print(json.dumps(row))
