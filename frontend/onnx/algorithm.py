@@ -1,6 +1,6 @@
-"""Converters of ``CumSum``, ``TopK`` and ``Einsum`` (relay ``cumsum``, ``topk``,
-``einsum``). The axis of ``CumSum`` and ``K`` of ``TopK`` are inputs that must be known
-at import time."""
+"""Converters of ``CumSum``, ``CumProd``, ``TopK`` and ``Einsum`` (relay ``cumsum``,
+``cumprod``, ``topk``, ``einsum``). The axis of the scans and ``K`` of ``TopK`` are
+inputs that must be known at import time."""
 
 from __future__ import annotations
 
@@ -19,14 +19,22 @@ def _one_int(node: Node, i: int, what: str) -> int:
 def cumsum(node: Node) -> Outputs:
     """``cumsum`` along ``axis``; ``reverse`` runs it from the end (``reverse``
     before and after)."""
+    return _scan(node, "cumsum")
+
+
+@converter("CumProd")
+def cumprod(node: Node) -> Outputs:
+    """``cumprod``, as ``CumSum`` (opset 26)."""
+    return _scan(node, "cumprod")
+
+
+def _scan(node: Node, op: str) -> Outputs:
     x = node.input(0)
     axis = node.axis(_one_int(node, 1, "axis"), node.rank(x))
     reverse = bool(node.attr_int("reverse", 0))
     if reverse:
         x = node.op("reverse", [x], axis=axis)
-    out = node.op(
-        "cumsum", [x], axis=axis, exclusive=bool(node.attr_int("exclusive", 0))
-    )
+    out = node.op(op, [x], axis=axis, exclusive=bool(node.attr_int("exclusive", 0)))
     return node.op("reverse", [out], axis=axis) if reverse else out
 
 

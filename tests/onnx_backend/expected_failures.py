@@ -594,19 +594,6 @@ EXPECTED: dict[str, Group] = {
             "test_col2im_strides",
         ),
     ),
-    "not implemented yet: CumProd": Group(
-        (
-            "test_cumprod_1d",
-            "test_cumprod_1d_exclusive",
-            "test_cumprod_1d_int32_exclusive",
-            "test_cumprod_1d_reverse",
-            "test_cumprod_1d_reverse_exclusive",
-            "test_cumprod_2d_axis_0",
-            "test_cumprod_2d_axis_1",
-            "test_cumprod_2d_int32",
-            "test_cumprod_2d_negative_axis",
-        ),
-    ),
     "not implemented yet: DFT": Group(
         (
             "test_dft",
