@@ -171,7 +171,21 @@ def test_resize_cubic(
         exclude_outside=exclude,
     )
     x = rng.standard_normal((1, 2, 4, 6)).astype(F32)
-    run_onnx(node, {"x": x}, inits_for(scales, sizes), opset=19, rtol=1e-5, atol=1e-5)
+    differs = (
+        "onnxruntime's cubic resize with pytorch_half_pixel onto one row differs "
+        "from the ONNX reference evaluator, which xrelay follows"
+        if coord == "pytorch_half_pixel" and sizes is not None and 1 in sizes
+        else None
+    )
+    run_onnx(
+        node,
+        {"x": x},
+        inits_for(scales, sizes),
+        opset=19,
+        rtol=1e-5,
+        atol=1e-5,
+        ort_differs=differs,
+    )
 
 
 @pytest.mark.parametrize("mode", ["linear", "cubic"])
@@ -205,7 +219,13 @@ def test_resize_tf_crop_and_resize(
         "sizes": np.array([5, 4], np.int64),
     }
     x = rng.standard_normal((1, 2, 6, 5)).astype(F32)
-    run_onnx(node, {"x": x}, inits, opset=18, rtol=1e-5, atol=1e-5)
+    differs = (
+        "onnxruntime's nearest tf_crop_and_resize picks other pixels than the "
+        "reference evaluator here"
+        if mode == "nearest"
+        else None
+    )
+    run_onnx(node, {"x": x}, inits, opset=18, rtol=1e-5, atol=1e-5, ort_differs=differs)
 
 
 def test_resize_antialias_nearest_error(
