@@ -491,6 +491,54 @@ class CosOp(FloatUnaryOp):
 
 
 @irdl_op_definition
+class AcosOp(FloatUnaryOp):
+    """Inverse cosine (NaN outside [-1, 1])."""
+
+    name = "relay.acos"
+    fn = _unary(np.arccos)
+
+
+@irdl_op_definition
+class AsinOp(FloatUnaryOp):
+    """Inverse sine (NaN outside [-1, 1])."""
+
+    name = "relay.asin"
+    fn = _unary(np.arcsin)
+
+
+@irdl_op_definition
+class AtanOp(FloatUnaryOp):
+    """Inverse tangent."""
+
+    name = "relay.atan"
+    fn = _unary(np.arctan)
+
+
+@irdl_op_definition
+class AcoshOp(FloatUnaryOp):
+    """Inverse hyperbolic cosine (NaN below 1)."""
+
+    name = "relay.acosh"
+    fn = _unary(np.arccosh)
+
+
+@irdl_op_definition
+class AsinhOp(FloatUnaryOp):
+    """Inverse hyperbolic sine."""
+
+    name = "relay.asinh"
+    fn = _unary(np.arcsinh)
+
+
+@irdl_op_definition
+class AtanhOp(FloatUnaryOp):
+    """Inverse hyperbolic tangent (NaN outside [-1, 1], +-inf at +-1)."""
+
+    name = "relay.atanh"
+    fn = _unary(np.arctanh)
+
+
+@irdl_op_definition
 class NegativeOp(UnaryOp):
     """``-x``."""
 
@@ -931,7 +979,8 @@ ELEMENTWISE_OPS: list[type[RelayOp]] = [
     EqualOp, NotEqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp,
     LogicalAndOp, LogicalOrOp,
     ExpOp, FastExpOp, LogOp, SqrtOp, RsqrtOp, SigmoidOp, TanhOp, FastTanhOp, ErfOp,
-    FastErfOp, SinOp, CosOp, NegativeOp, AbsOp, SignOp, FloorOp, CeilOp, RoundOp, TruncOp,
+    FastErfOp, SinOp, CosOp, AcosOp, AsinOp, AtanOp, AcoshOp, AsinhOp, AtanhOp,
+    NegativeOp, AbsOp, SignOp, FloorOp, CeilOp, RoundOp, TruncOp,
     LogicalNotOp, CopyOp, ReluOp, LeakyReluOp, ClipOp,
     CastOp, CastLikeOp, WhereOp, PReluOp, BiasAddOp,
     ZerosOp, OnesOp, FullOp, ZerosLikeOp, OnesLikeOp, FullLikeOp,

@@ -83,6 +83,12 @@ _UNARY = {
     "Ceil": "ceil",
     "Sin": "sin",
     "Cos": "cos",
+    "Acos": "acos",
+    "Asin": "asin",
+    "Atan": "atan",
+    "Acosh": "acosh",
+    "Asinh": "asinh",
+    "Atanh": "atanh",
     "Not": "logical_not",
 }
 

@@ -163,6 +163,12 @@ UNARY: dict[type[ew.UnaryOp], Scalar1] = {
     ew.FastErfOp: lambda kb, x, dt: kb.math("erf", x),
     ew.SinOp: lambda kb, x, dt: kb.math("sin", x),
     ew.CosOp: lambda kb, x, dt: kb.math("cos", x),
+    ew.AcosOp: lambda kb, x, dt: kb.math("acos", x),
+    ew.AsinOp: lambda kb, x, dt: kb.math("asin", x),
+    ew.AtanOp: lambda kb, x, dt: kb.math("atan", x),
+    ew.AcoshOp: lambda kb, x, dt: kb.math("acosh", x),
+    ew.AsinhOp: lambda kb, x, dt: kb.math("asinh", x),
+    ew.AtanhOp: lambda kb, x, dt: kb.math("atanh", x),
     ew.NegativeOp: lambda kb, x, dt: (
         kb.logical_not(kb.logical_not(x)) if dt.kind == "b" else kb.neg(x, dt)
     ),

@@ -134,6 +134,15 @@ def math_converters(module: ModuleOp) -> dict[type[Operation], Converter]:
         table[cls] = _polynomial(name, table[cls])
     table[xmath.ExpM1Op] = _libm(module, "expm1f", "expm1")
     table[xmath.Log1pOp] = _libm(module, "log1pf", "log1p")
+    for cls, fn in (
+        (xmath.AcosOp, "acos"),
+        (xmath.AsinOp, "asin"),
+        (xmath.AtanOp, "atan"),
+        (xmath.AcoshOp, "acosh"),
+        (xmath.AsinhOp, "asinh"),
+        (xmath.AtanhOp, "atanh"),
+    ):
+        table[cls] = _libm(module, fn + "f", fn)
     return table
 
 

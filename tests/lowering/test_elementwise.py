@@ -131,6 +131,29 @@ def test_float_unary(op: type[RelayOp], rng: Gen, check: Check, case: Any):
     check(cases)
 
 
+INVERSE = [ew.AcosOp, ew.AsinOp, ew.AtanOp, ew.AcoshOp, ew.AsinhOp, ew.AtanhOp]
+
+
+@pytest.mark.parametrize("op", INVERSE, ids=lambda c: c.name)
+def test_inverse_trigonometric(op: type[RelayOp], rng: Gen, check: Check, case: Any):
+    """Over each function's domain and its ends, and outside it (NaN, as numpy)."""
+    Case = case
+    x = rng.uniform(-1, 1, (5, 7))
+    if op is ew.AcoshOp:
+        x = np.abs(x) * 20 + 1
+    elif op in (ew.AtanOp, ew.AsinhOp):
+        x = x * 50
+    edges = np.array([-1.0, 1.0, 1.5, -1.5, 0.0, -0.0, np.nan, np.inf, -np.inf])
+    cases = [
+        Case(op, [x.astype("float32")]),
+        Case(op, [x.astype("float64")]),
+        Case(op, [x.astype("float16")], rtol=2e-3, atol=2e-3),
+    ]
+    with np.errstate(all="ignore"):
+        cases.append(Case(op, [edges.astype("float32")]))
+    check(cases)
+
+
 @pytest.mark.parametrize("op", SIGNED, ids=lambda c: c.name)
 def test_unary(op: type[RelayOp], rng: Gen, check: Check, case: Any):
     Case = case
@@ -260,7 +283,7 @@ def test_every_elementwise_op_is_tested():
     """A new op in the family must get a case here."""
     tested = {
         *ARITH, *COMPARE, *DIVISION, *TRANSCENDENTAL, *POSITIVE, *SIGNED, ew.PowerOp,
-        ew.LogicalAndOp, ew.LogicalOrOp, ew.LogicalNotOp, ew.LeakyReluOp, ew.ClipOp,
+        *INVERSE, ew.LogicalAndOp, ew.LogicalOrOp, ew.LogicalNotOp, ew.LeakyReluOp, ew.ClipOp,
         ew.CastOp, ew.CastLikeOp, ew.WhereOp, ew.PReluOp, ew.BiasAddOp, ew.ZerosOp,
         ew.OnesOp, ew.FullOp, ew.ZerosLikeOp, ew.OnesLikeOp, ew.FullLikeOp,
     }  # fmt: skip

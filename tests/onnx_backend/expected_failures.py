@@ -494,48 +494,12 @@ EXPECTED: dict[str, Group] = {
     "numerics: float16 results differ beyond the test's rtol (not investigated yet)": Group(
         ("test_causal_conv_with_state_silu_fp16_expanded",),
     ),
-    "not implemented yet: Acos": Group(
-        (
-            "test_acos",
-            "test_acos_example",
-        ),
-    ),
-    "not implemented yet: Acosh": Group(
-        (
-            "test_acosh",
-            "test_acosh_example",
-        ),
-    ),
     "not implemented yet: AffineGrid": Group(
         (
             "test_affine_grid_2d",
             "test_affine_grid_2d_align_corners",
             "test_affine_grid_3d",
             "test_affine_grid_3d_align_corners",
-        ),
-    ),
-    "not implemented yet: Asin": Group(
-        (
-            "test_asin",
-            "test_asin_example",
-        ),
-    ),
-    "not implemented yet: Asinh": Group(
-        (
-            "test_asinh",
-            "test_asinh_example",
-        ),
-    ),
-    "not implemented yet: Atan": Group(
-        (
-            "test_atan",
-            "test_atan_example",
-        ),
-    ),
-    "not implemented yet: Atanh": Group(
-        (
-            "test_atanh",
-            "test_atanh_example",
         ),
     ),
     "not implemented yet: BitCast": Group(

@@ -170,6 +170,36 @@ def cos(data: ExprLike) -> Call:
     return call("cos", [data])
 
 
+def acos(data: ExprLike) -> Call:
+    """Inverse cosine (NaN outside [-1, 1])."""
+    return call("acos", [data])
+
+
+def asin(data: ExprLike) -> Call:
+    """Inverse sine (NaN outside [-1, 1])."""
+    return call("asin", [data])
+
+
+def atan(data: ExprLike) -> Call:
+    """Inverse tangent."""
+    return call("atan", [data])
+
+
+def acosh(data: ExprLike) -> Call:
+    """Inverse hyperbolic cosine (NaN below 1)."""
+    return call("acosh", [data])
+
+
+def asinh(data: ExprLike) -> Call:
+    """Inverse hyperbolic sine."""
+    return call("asinh", [data])
+
+
+def atanh(data: ExprLike) -> Call:
+    """Inverse hyperbolic tangent (NaN outside [-1, 1], +-inf at +-1)."""
+    return call("atanh", [data])
+
+
 def negative(data: ExprLike) -> Call:
     """``-x``."""
     return call("negative", [data])
