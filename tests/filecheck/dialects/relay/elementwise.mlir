@@ -280,6 +280,60 @@ func.func @unary_cos(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
   func.return %r : tensor<2x3xf32>
 }
 
+// CHECK-LABEL: func.func @unary_acos
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "unary_acos"
+func.func @unary_acos(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %r = relay.acos %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-GENERIC: "relay.acos"(%a)
+  %r = relay.acos %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %r : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @unary_asin
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "unary_asin"
+func.func @unary_asin(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %r = relay.asin %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-GENERIC: "relay.asin"(%a)
+  %r = relay.asin %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %r : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @unary_atan
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "unary_atan"
+func.func @unary_atan(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %r = relay.atan %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-GENERIC: "relay.atan"(%a)
+  %r = relay.atan %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %r : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @unary_acosh
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "unary_acosh"
+func.func @unary_acosh(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %r = relay.acosh %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-GENERIC: "relay.acosh"(%a)
+  %r = relay.acosh %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %r : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @unary_asinh
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "unary_asinh"
+func.func @unary_asinh(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %r = relay.asinh %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-GENERIC: "relay.asinh"(%a)
+  %r = relay.asinh %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %r : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @unary_atanh
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "unary_atanh"
+func.func @unary_atanh(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %r = relay.atanh %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-GENERIC: "relay.atanh"(%a)
+  %r = relay.atanh %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %r : tensor<2x3xf32>
+}
+
 // CHECK-LABEL: func.func @unary_negative
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "unary_negative"
 func.func @unary_negative(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {

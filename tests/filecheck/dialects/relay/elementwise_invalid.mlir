@@ -248,6 +248,54 @@ func.func @f(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
 
 // -----
 
+func.func @f(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  // CHECK: relay.acos: data must be a floating-point tensor, got tensor<2x3xi32>
+  %r = relay.acos %a : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  func.return %r : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  // CHECK: relay.asin: data must be a floating-point tensor, got tensor<2x3xi32>
+  %r = relay.asin %a : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  func.return %r : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  // CHECK: relay.atan: data must be a floating-point tensor, got tensor<2x3xi32>
+  %r = relay.atan %a : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  func.return %r : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  // CHECK: relay.acosh: data must be a floating-point tensor, got tensor<2x3xi32>
+  %r = relay.acosh %a : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  func.return %r : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  // CHECK: relay.asinh: data must be a floating-point tensor, got tensor<2x3xi32>
+  %r = relay.asinh %a : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  func.return %r : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  // CHECK: relay.atanh: data must be a floating-point tensor, got tensor<2x3xi32>
+  %r = relay.atanh %a : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  func.return %r : tensor<2x3xi32>
+}
+
+// -----
+
 func.func @f(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
   // CHECK: relay.negative: result #0 has type tensor<3x2xf32> but the type relation gives tensor<2x3xf32>
   %r = relay.negative %a : (tensor<2x3xf32>) -> tensor<3x2xf32>
