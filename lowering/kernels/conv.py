@@ -663,6 +663,21 @@ def _conv2d_nchwc(cx: OpContext, outs: list[Buffer]) -> None:
 with_epilogue(nn.Conv2DNCHWcOp)(conv2d_nchwc)
 
 
+def _tile_edges(
+    ow: int, w: int, tile: int, kw: int, sw: int, dw: int, pl: int
+) -> tuple[int, int, list[list[bool]], list[list[bool]]]:
+    """The pixel tiles of a depthwise output row: their count, the first column of
+    the last one (moved back to end with the row), and per (pixel of the tile,
+    kernel column) whether some tile reads left of the data (``low``) or right of
+    it (``high``)."""
+    last = ow - tile
+    low = [[t * sw + kx * dw - pl < 0 for kx in range(kw)] for t in range(tile)]
+    high = [
+        [(last + t) * sw + kx * dw - pl >= w for kx in range(kw)] for t in range(tile)
+    ]
+    return -(-ow // tile), last, low, high
+
+
 def _padded_column(
     kb: KernelBuilder, ix: Index, w: int, low: bool, high: bool
 ) -> tuple[Index, SSAValue | None]:
@@ -722,14 +737,7 @@ def depthwise_nchwc(
     _, _, kh, kw, _, _ = weight.shape
     _, _, oh, ow, _ = out.shape
     tile = row_tile(ow, 1, lanes, dt.itemsize)
-    tiles = -(-ow // tile)
-    last = ow - tile
-    # per (pixel of the tile, kernel column): whether some tile reads left of the
-    # data, right of it
-    low = [[t * sw + kx * dw - pl < 0 for kx in range(kw)] for t in range(tile)]
-    high = [
-        [(last + t) * sw + kx * dw - pl >= w for kx in range(kw)] for t in range(tile)
-    ]
+    tiles, last, low, high = _tile_edges(ow, w, tile, kw, sw, dw, pl)
     zero = kb.vsplat(kb.zero(dt), lanes)
     flat_w, flat_in, flat_out = kb.flat(weight_buf), kb.flat(data_buf), kb.flat(out)
     group = conv_row_group(oh, n_ * cb_n)
@@ -790,14 +798,7 @@ def _depthwise_nchwc_scalars(
     _, _, oh, ow, _ = out.shape
     dt, src_dt = out.dtype, data.dtype
     tile = row_tile(ow, 1, lanes, dt.itemsize)
-    tiles = -(-ow // tile)
-    last = ow - tile
-    # per (pixel of the tile, kernel column): whether some tile reads left of the
-    # data, right of it
-    low = [[t * sw + kx * dw - pl < 0 for kx in range(kw)] for t in range(tile)]
-    high = [
-        [(last + t) * sw + kx * dw - pl >= w for kx in range(kw)] for t in range(tile)
-    ]
+    tiles, last, low, high = _tile_edges(ow, w, tile, kw, sw, dw, pl)
     zero = kb.zero(dt)
     flat_w = kb.flat(weight.buffer) if weight.buffer is not None else None
     group = conv_row_group(oh, n_ * cb_n)

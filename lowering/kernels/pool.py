@@ -17,6 +17,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import pooling
 from xrelay.dialects.relay.base import get_bool
+from xrelay.dialects.relay.layout import Layout
 from xrelay.lowering.builder import Buffer, Index, KernelBuilder
 from xrelay.lowering.kernels import OpContext, materialize, pointwise
 from xrelay.lowering.kernels.reduce import acc_dtype
@@ -148,6 +149,26 @@ def _window_pool_any(cx: OpContext, outs: list[Buffer]) -> None:
         kb.store(value_at(cx, 0, idx), outs[0], idx)
 
 
+def _blocked_source(
+    cx: OpContext, out: Buffer, blocked: Layout | None
+) -> tuple[Buffer, Layout] | None:
+    """The stored buffer and layout of a pool's data when its vector kernel applies:
+    a blocked layout with the channel block last, and ``f32`` / ``f64`` data of the
+    output's dtype; ``None`` otherwise."""
+    data, dt = cx.operand(0), out.dtype
+    buf = data.buffer
+    if (
+        blocked is None
+        or buf is None
+        or data.dtype != dt
+        or dt.kind != "f"
+        or dt.itemsize < 4
+        or blocked.index_of("c") != len(out.shape) - 1
+    ):
+        return None
+    return buf, blocked
+
+
 def _window_pool_blocked(cx: OpContext, out: Buffer) -> bool:
     """Max or average pooling of a stored ``f32`` / ``f64`` buffer with blocked
     channels, the channel block last (``NCHW16c``): per output pixel, the window's
@@ -159,17 +180,10 @@ def _window_pool_blocked(cx: OpContext, out: Buffer) -> bool:
     assert isinstance(op, pooling.MaxPool2DOp | pooling.AvgPool2DOp)
     kb, dt = cx.kb, out.dtype
     data = cx.operand(0)
-    buf = data.buffer
-    blocked = op.blocked()
-    if (
-        blocked is None
-        or buf is None
-        or data.dtype != dt
-        or dt.kind != "f"
-        or dt.itemsize < 4
-        or blocked.index_of("c") != len(out.shape) - 1
-    ):
+    source = _blocked_source(cx, out, op.blocked())
+    if source is None:
         return False
+    buf, _ = source
     average = isinstance(op, pooling.AvgPool2DOp)
     acc = acc_dtype(dt) if average else dt
     lanes = out.shape[-1]
@@ -314,17 +328,10 @@ def _global_pool_blocked(cx: OpContext, out: Buffer) -> bool:
     assert isinstance(op, pooling.GlobalAvgPool2DOp | pooling.GlobalMaxPool2DOp)
     kb, dt = cx.kb, out.dtype
     data = cx.operand(0)
-    buf = data.buffer
-    blocked = op.blocked()
-    if (
-        blocked is None
-        or buf is None
-        or data.dtype != dt
-        or dt.kind != "f"
-        or dt.itemsize < 4
-        or blocked.index_of("c") != len(out.shape) - 1
-    ):
+    source = _blocked_source(cx, out, op.blocked())
+    if source is None:
         return False
+    buf, blocked = source
     shape = data.shape
     hp, wp = blocked.index_of("H"), blocked.index_of("W")
     h, w, lanes = shape[hp], shape[wp], shape[-1]
