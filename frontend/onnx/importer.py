@@ -64,6 +64,12 @@ from xrelay.frontend.onnx import (
     norms as norms,
 )
 from xrelay.frontend.onnx import (
+    qlinear as qlinear,
+)
+from xrelay.frontend.onnx import (
+    quantize as quantize,
+)
+from xrelay.frontend.onnx import (
     reduce as reduce,
 )
 from xrelay.frontend.onnx import (
