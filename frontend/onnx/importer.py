@@ -88,6 +88,9 @@ from xrelay.frontend.onnx import (
     rotary as rotary,
 )
 from xrelay.frontend.onnx import (
+    scan as scan,
+)
+from xrelay.frontend.onnx import (
     space_depth as space_depth,
 )
 from xrelay.frontend.onnx import (

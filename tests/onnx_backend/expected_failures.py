@@ -627,28 +627,6 @@ EXPECTED: dict[str, Group] = {
             "test_stft_with_window",
         ),
     ),
-    "not implemented yet: Scan": Group(
-        (
-            "test_linear_attention_decode_step_expanded",
-            "test_linear_attention_delta_expanded",
-            "test_linear_attention_explicit_scale_expanded",
-            "test_linear_attention_fp16_expanded",
-            "test_linear_attention_gated_delta_beta_scalar_expanded",
-            "test_linear_attention_gated_delta_expanded",
-            "test_linear_attention_gated_delta_gqa_expanded",
-            "test_linear_attention_gated_delta_mqa_expanded",
-            "test_linear_attention_gated_expanded",
-            "test_linear_attention_gated_per_head_decay_expanded",
-            "test_linear_attention_linear_expanded",
-            "test_linear_attention_linear_t1_no_past_expanded",
-            "test_linear_attention_no_past_explicit_zeros_expanded",
-            "test_linear_attention_prefill_with_past_expanded",
-            "test_scan9_multi_state",
-            "test_scan9_scalar",
-            "test_scan9_sum",
-            "test_scan_sum",
-        ),
-    ),
     "not implemented yet: SwiGLU": Group(
         (
             "test_swiglu",
