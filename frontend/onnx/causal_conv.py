@@ -2,13 +2,11 @@
 over ``concat(past_state or zeros, input)`` along time (``nn.conv2d`` on a height-1
 image, one group per channel, no padding), an optional bias and fused SiLU
 (``silu`` / ``swish``: ``y * sigmoid(y)`` in ``float32``, as the reference computes
-it); ``present_state`` is the last ``k - 1`` steps of the concatenation. ``float16``
-data is convolved in ``float32`` and rounded once."""
+it); ``present_state`` is the last ``k - 1`` steps of the concatenation."""
 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.ir import SSAValue
 
 from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node, Outputs, converter
@@ -46,19 +44,9 @@ def causal_conv_with_state(node: Node) -> Outputs:
     dtype = node.dtype(x)
     if dtype.kind != "f":
         raise ConversionError(f"input must be a float tensor, got {dtype}")
-    # float16 runs in float32 and is rounded once at the end, as the reference's
-    # result is (the depthwise kernel would round every tap's sum to float16)
-    narrow = dtype.itemsize < 4
-
-    def wide(v: SSAValue) -> SSAValue:
-        return node.op("cast", [v], dtype="float32") if narrow else v
-
     y = node.op(
         "nn.conv2d",
-        [
-            node.reshape(wide(padded), [b, c, 1, total]),
-            node.reshape(wide(w), [c, 1, 1, k]),
-        ],
+        [node.reshape(padded, [b, c, 1, total]), node.reshape(w, [c, 1, 1, k])],
         groups=c,
     )
     y = node.reshape(y, [b, c, length])
@@ -67,13 +55,13 @@ def causal_conv_with_state(node: Node) -> Outputs:
             raise ConversionError(
                 f"bias must have {c} elements, got shape {list(node.shape(bias))}"
             )
-        y = node.op("nn.bias_add", [y, wide(bias)], axis=1)
+        y = node.op("nn.bias_add", [y, bias], axis=1)
     if activation != "none":
-        if dtype == np.float64:
+        if dtype != np.float32:
             y = node.op("cast", [y], dtype="float32")
         y = node.op("multiply", [y, node.op("sigmoid", [y])])
-    if node.dtype(y) != dtype:
-        y = node.op("cast", [y], dtype=str(dtype))
+        if dtype != np.float32:
+            y = node.op("cast", [y], dtype=str(dtype))
     present = node.op(
         "strided_slice", [padded], begin=[0, 0, total - (k - 1)], end=[b, c, total]
     )

@@ -458,9 +458,6 @@ EXPECTED: dict[str, Group] = {
             "test_unique_sorted_without_axis",
         ),
     ),
-    "numerics: the plain-layout depthwise float16 conv2d kernel (conv2d_planes) accumulates in the float16 output, rounding every tap (opt_level 3's NCHWc kernel passes)": Group(
-        ("test_causal_conv_with_state_silu_fp16_expanded",),
-    ),
     "not implemented yet: AffineGrid": Group(
         (
             "test_affine_grid_2d",
