@@ -32,9 +32,10 @@ def _outer_names(graph: onnx.GraphProto) -> Iterator[str]:
                 yield from _outer_names(attr.g)
 
 
-def _convert_graph(graph: onnx.GraphProto, g: Graph) -> list[SSAValue]:
-    """Convert the nodes of a branch with ``g`` (its env extended by the branch's own
-    values); its outputs."""
+def convert_subgraph(graph: onnx.GraphProto, g: Graph) -> list[SSAValue]:
+    """Convert the nodes of a subgraph (a branch, a loop body) with ``g`` (its env
+    extended by the subgraph's own values, see :func:`subgraph_scope`); its
+    outputs."""
     for init in graph.initializer:
         numpy_dtype_of(init.data_type, f"initializer '{init.name}'")
         g.env[init.name] = Initializer(init.name, onnx.numpy_helper.to_array(init), 0)
@@ -63,10 +64,22 @@ def _convert_graph(graph: onnx.GraphProto, g: Graph) -> list[SSAValue]:
     return [g.runtime(o.name) for o in graph.output]
 
 
-def _branch(g: Graph) -> Graph:
-    """A scope for a branch: the enclosing values, and weights of its own."""
+def bind_outer_weights(g: Graph, *graphs: onnx.GraphProto) -> None:
+    """Make the enclosing weights ``graphs`` read values of the enclosing block now,
+    so that every scope copied from ``g`` shares them (one constant or parameter)."""
+    for graph in graphs:
+        for name in set(_outer_names(graph)):
+            if name in g.env:
+                g.runtime(name)
+
+
+def subgraph_scope(g: Graph, graph: onnx.GraphProto) -> Graph:
+    """A scope for subgraph ``graph`` of ``g``: the enclosing values, and weights of
+    its own; the values the subgraph reads or returns count as consumed (so that
+    converters produce the optional outputs it uses)."""
     sub = Graph(g.builder, g.freeze_params, g.opset)
-    sub.params, sub.consumed = g.params, g.consumed
+    sub.params = g.params
+    sub.consumed = {*g.consumed, *_outer_names(graph), *(o.name for o in graph.output)}
     sub.env = {
         k: dataclasses.replace(v) if isinstance(v, Initializer) else v
         for k, v in g.env.items()
@@ -89,16 +102,13 @@ def if_(node: Node) -> Outputs:
             raise ConversionError(
                 f"the condition must have one element, got {known.size}"
             )
-        return _convert_graph(
-            then_graph if bool(known.reshape(())) else else_graph, _branch(g)
-        )
+        taken = then_graph if bool(known.reshape(())) else else_graph
+        return convert_subgraph(taken, subgraph_scope(g, taken))
     cond = node.input(0)
     if node.shape(cond) != ():
         cond = node.reshape(cond, [])
     # enclosing weights the branches use become values of the enclosing block first
-    for name in {*_outer_names(then_graph), *_outer_names(else_graph)}:
-        if name in g.env:
-            g.runtime(name)
+    bind_outer_weights(g, then_graph, else_graph)
     builder = g.builder
     outer = builder.block
     regions: list[Region] = []
@@ -106,7 +116,7 @@ def if_(node: Node) -> Outputs:
     try:
         for branch in (then_graph, else_graph):
             builder.block = Block()
-            values = _convert_graph(branch, _branch(g))
+            values = convert_subgraph(branch, subgraph_scope(g, branch))
             builder.block.add_op(YieldOp.create(operands=values))
             regions.append(Region(builder.block))
             yielded.append(values)

@@ -40,6 +40,9 @@ from xrelay.frontend.onnx import (
     bitwise as bitwise,
 )
 from xrelay.frontend.onnx import (
+    causal_conv as causal_conv,
+)
+from xrelay.frontend.onnx import (
     control_flow as control_flow,
 )
 from xrelay.frontend.onnx import (
@@ -47,6 +50,9 @@ from xrelay.frontend.onnx import (
 )
 from xrelay.frontend.onnx import (
     indexing as indexing,
+)
+from xrelay.frontend.onnx import (
+    linear_attention as linear_attention,
 )
 from xrelay.frontend.onnx import (
     lp_pool as lp_pool,
@@ -62,6 +68,12 @@ from xrelay.frontend.onnx import (
 )
 from xrelay.frontend.onnx import (
     norms as norms,
+)
+from xrelay.frontend.onnx import (
+    qlinear as qlinear,
+)
+from xrelay.frontend.onnx import (
+    quantize as quantize,
 )
 from xrelay.frontend.onnx import (
     reduce as reduce,
@@ -80,6 +92,9 @@ from xrelay.frontend.onnx import (
 )
 from xrelay.frontend.onnx import (
     rotary as rotary,
+)
+from xrelay.frontend.onnx import (
+    scan as scan,
 )
 from xrelay.frontend.onnx import (
     space_depth as space_depth,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+from xdsl.ir import SSAValue
 
 from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node, Outputs, converter
@@ -11,9 +12,13 @@ from xrelay.frontend.onnx.graph import Node, Outputs, converter
 
 @converter("Round")
 def round_(node: Node) -> Outputs:
-    """ONNX rounds halves to even, relay.round away from zero: a tie (``|x -
-    trunc(x)| == 0.5``) takes ``2 * round(x / 2)`` instead."""
-    x = node.input(0)
+    return round_half_even(node, node.input(0))
+
+
+def round_half_even(node: Node, x: SSAValue) -> SSAValue:
+    """``x`` rounded to the nearest integer, halves to even (numpy's ``rint``, what
+    ONNX's ``Round`` and the quantizers do); relay.round rounds halves away from zero:
+    a tie (``|x - trunc(x)| == 0.5``) takes ``2 * round(x / 2)`` instead."""
     away = node.op("round", [x])
     frac = node.op("abs", [node.op("subtract", [x, node.op("trunc", [x])])])
     tie = node.op("equal", [frac, node.scalar(0.5, x)])

@@ -110,7 +110,15 @@ def _check_kernel(node: Node, kernel: Sequence[int]) -> None:
 @converter("Conv")
 def conv(node: Node) -> Outputs:
     """``nn.conv2d`` (grouped and depthwise too), then ``nn.bias_add``."""
-    x, w = node.input(0, "X"), node.input(1, "W")
+    out = conv_values(node, node.input(0, "X"), node.input(1, "W"))
+    if node.has_input(2):
+        out = node.op("nn.bias_add", [out, node.input(2, "B")], axis=1)
+    return out
+
+
+def conv_values(node: Node, x: SSAValue, w: SSAValue) -> SSAValue:
+    """The convolution of ``x`` with ``w`` under ``node``'s attributes (1-D to 3-D,
+    ``pads`` / ``auto_pad``, strides, dilations, groups), without a bias."""
     n = _spatial_rank(node, x, "convolution", 3)
     ws = node.shape(w)
     if len(ws) != n + 2:
@@ -121,12 +129,9 @@ def conv(node: Node) -> Outputs:
     dilations = spatial_ints(node, "dilations", n, 1)
     begin, end = resolve_pads(node, node.shape(x)[2:], kernel, strides, dilations)
     if n == 3:
-        out = conv3d(
+        return conv3d(
             node, x, w, strides, dilations, begin, end, node.attr_int("group", 1)
         )
-        if node.has_input(2):
-            out = node.op("nn.bias_add", [out, node.input(2, "B")], axis=1)
-        return out
     if n == 1:
         x, w = _as_2d(node, x), node.reshape(w, [ws[0], ws[1], 1, ws[2]])
         strides, dilations = [1, *strides], [1, *dilations]
@@ -141,8 +146,6 @@ def conv(node: Node) -> Outputs:
     )
     if n == 1:
         out = _from_2d(node, out)
-    if node.has_input(2):
-        out = node.op("nn.bias_add", [out, node.input(2, "B")], axis=1)
     return out
 
 
@@ -280,7 +283,11 @@ def matmul(node: Node) -> Outputs:
     """numpy ``matmul``: a 1-D operand gets a unit dim (removed after); a matrix B
     gives ``nn.dense(A, B^T)``; otherwise the batch dims are broadcast and flattened
     into ``nn.batch_matmul``."""
-    a, b = node.input(0, "A"), node.input(1, "B")
+    return matmul_values(node, node.input(0, "A"), node.input(1, "B"))
+
+
+def matmul_values(node: Node, a: SSAValue, b: SSAValue) -> SSAValue:
+    """numpy's ``matmul`` of ``a`` and ``b`` (see :func:`matmul`)."""
     sa, sb = node.shape(a), node.shape(b)
     if not sa or not sb:
         raise ConversionError("MatMul operands must have rank >= 1")

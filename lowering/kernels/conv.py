@@ -19,7 +19,8 @@
   kernel row, kernel column) tap adds ``weight * input`` to the part of the plane it
   reaches (rows and columns computed from the tap: no padding is read), the innermost
   loop along the output row. Grouped and depthwise convolutions only change which
-  input channels and weights an output channel reads.
+  input channels and weights an output channel reads. A float16 output is summed per
+  output in a float32 register instead (a float16 plane would round every tap).
 
 Other layouts (permutations of ``NCHW`` / ``OIHW``) are read through their axis order.
 ``out_dtype`` converts both operands before multiplying. Every kernel takes an
@@ -52,7 +53,7 @@ from xrelay.lowering.kernels import (
     with_epilogue,
 )
 from xrelay.lowering.kernels.pool import ceil_div, from_nchw, tap_range, to_nchw
-from xrelay.lowering.scalar_types import DType
+from xrelay.lowering.scalar_types import DType, is_half
 from xrelay.lowering.tiling import (
     conv_chunk,
     conv_row_group,
@@ -90,14 +91,69 @@ def conv2d_planes(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) 
     # threads share out the planes
     with kb.parallel([n_, out_c]) as (n, oc):
         plane = lambda y, x: from_nchw([n, oc, y, x], out_layout)  # noqa: E731
-        with kb.loop(0, oh) as y, kb.loop(0, ow) as x:
-            kb.store(kb.zero(dt), out, plane(y, x))
         if depthwise:
             base_c = kb.idiv(oc, multiplier)
             w_o, w_i = base_c, kb.imod(oc, multiplier)
         else:
             base_c = kb.imul(kb.idiv(oc, out_per_group), per_group)
             w_o, w_i = oc, 0
+        if is_half(dt):
+            # a float16 plane would round every tap's partial sum: each output
+            # sums its taps in a float32 register instead, stored once
+            def tap(
+                ci: Index,
+                wi: Index,
+                iy: Index,
+                ix: Index,
+                ky: Index,
+                kx: Index,
+                acc: SSAValue,
+            ) -> SSAValue:
+                logical = {"O": w_o, "I": wi, "H": ky, "W": kx}
+                wv = kb.cast(weight.at([logical[a] for a in kernel_layout]), src_dt, dt)
+                v = kb.cast(
+                    data.at(from_nchw([n, ci, iy, ix], data_layout)), src_dt, dt
+                )
+                return kb.fma(wv, v, acc)
+
+            with kb.loop(0, oh) as y, kb.loop(0, ow) as x:
+                y0 = kb.isub(kb.imul(y, sh), pt)
+                x0 = kb.isub(kb.imul(x, sw), pl)
+                ky0, ky1 = tap_range(kb, y0, kh, dh, 0, h)
+                kx0, kx1 = tap_range(kb, x0, kw, dw, 0, w)
+
+                def by_channel(ic: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                    ci, wi = kb.iadd(base_c, ic), kb.iadd(w_i, ic)
+
+                    def by_row(ky: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                        iy = kb.iadd(y0, kb.imul(ky, dh))
+                        return kb.fold_loop(
+                            kx0,
+                            kx1,
+                            acc,
+                            lambda kx, a: [
+                                tap(
+                                    ci,
+                                    wi,
+                                    iy,
+                                    kb.iadd(x0, kb.imul(kx, dw)),
+                                    ky,
+                                    kx,
+                                    a[0],
+                                )
+                            ],
+                        )
+
+                    return kb.fold_loop(ky0, ky1, acc, by_row)
+
+                (total,) = kb.fold_loop(0, per_group, [kb.zero(dt)], by_channel)
+                idx = plane(y, x)
+                if epilogue is not None:
+                    total = epilogue(total, idx)
+                kb.store(total, out, idx)
+            return
+        with kb.loop(0, oh) as y, kb.loop(0, ow) as x:
+            kb.store(kb.zero(dt), out, plane(y, x))
         with kb.loop(0, per_group) as ic, kb.loop(0, kh) as ky:
             ci = kb.iadd(base_c, ic)
             wi = kb.iadd(w_i, ic)

@@ -118,3 +118,28 @@ def test_bound_detects_a_lost_term():
     broken[5, 7] -= a[5, 100] * b[100, 7]  # one product missing from one output
     with pytest.raises(AssertionError):
         _check(broken.astype(np.float32), exact, np.abs(a) @ np.abs(b), k)
+
+
+@pytest.mark.parametrize("level", [0, 3])
+@pytest.mark.parametrize(("channels", "multiplier"), [(8, 1), (3, 2)])
+def test_float16_depthwise_conv2d_rounds_once(
+    level: int, channels: int, multiplier: int
+):
+    """float16 is a storage type: a depthwise convolution (the planes kernel in a
+    plain layout, NCHWc at level 3) sums its taps in float32 and rounds once, so every
+    output is within half a float16 ulp (plus the float32 summation bound) of the
+    exact value; rounding every partial sum to float16 would not be."""
+    rng = np.random.default_rng(channels)
+    k, size = 5, 9
+    x = rng.standard_normal((1, channels, size, size)).astype(np.float16)
+    w = (rng.standard_normal((channels, multiplier, k, k)) / k).astype(np.float16)
+    data = relay.var("x", shape=x.shape, dtype="float16")
+    conv = relay.nn.conv2d(data, relay.const(w), padding=(2, 2), groups=channels)
+    got = np.asarray(_build(conv, level)(x)).astype(np.float64)
+    cols = _im2col(x.astype(np.float64), k, k, 2)[0].reshape(channels, k * k, -1)
+    w2 = w.astype(np.float64).reshape(channels, multiplier, k * k)
+    exact = np.einsum("cmk,ckp->cmp", w2, cols).reshape(got.shape)
+    terms = np.einsum("cmk,ckp->cmp", np.abs(w2), np.abs(cols)).reshape(got.shape)
+    half_ulp = np.spacing(np.abs(exact).astype(np.float16)).astype(np.float64) / 2
+    err = np.abs(got - exact)
+    assert (err <= half_ulp + _gamma(k * k) * terms).all(), float(err.max())
