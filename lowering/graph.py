@@ -431,7 +431,7 @@ class GraphLowering:
                 body = [o for o in callee.body.block.ops if o is not ret]
                 if _is_view_chain(body, ret):
                     continue
-            elif not is_compute(op) or isinstance(op, VIEW_OPS | IfOp):
+            elif not is_compute(op) or isinstance(op, (*VIEW_OPS, IfOp)):
                 continue
             for r in op.results:
                 if isinstance(r.type, TensorType):

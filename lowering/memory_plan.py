@@ -155,7 +155,10 @@ def plan_memory(module: ModuleOp) -> int:
                     get.memref, kb.index(iv.offset + shift), [], part.result.type
                 )
                 kb.insert(moved)
+            old = part.byte_shift.owner
             Rewriter.replace_op(part, [], [moved.result])
+            if isinstance(old, Operation) and not old.results[0].uses:
+                Rewriter.erase_op(old)
         if not alloc.memref.uses:
             Rewriter.erase_op(alloc)
             continue
