@@ -277,3 +277,52 @@ def test_non_contiguous_slices_keep_their_kernel(copies: Callable[[], None]) -> 
     calls = _host_calls(module)
     assert sum("concatenate" in c for c in calls) == 2, calls
     assert not any(isinstance(op, memref.ViewOp) for op in module.walk())
+
+
+def test_unfused_relay_ops() -> None:
+    """Without FuseOps (relay ops straight in ``@main``): ``exp`` and ``sin``
+    write into the concatenation's buffer, the concatenate is a view read by
+    ``tanh``; a second concatenation of the same values is a graph output and
+    keeps its kernel (it writes the output buffer)."""
+    from xdsl.dialects.builtin import FunctionType
+    from xdsl.dialects.func import FuncOp, ReturnOp
+    from xdsl.ir import Block, Region
+
+    from xrelay.dialects.relay import elementwise as ew
+    from xrelay.dialects.relay import transform
+    from xrelay.dialects.relay.testing import type_of
+
+    from .conftest import run_lowered
+
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((1, 3, 4)).astype(F32)
+    b = rng.standard_normal((1, 2, 4)).astype(F32)
+    block = Block(arg_types=[type_of(a), type_of(b)])
+    ea = ew.ExpOp.make([block.args[0]])
+    sb = ew.SinOp.make([block.args[1]])
+    joined = transform.ConcatenateOp.make([ea.results[0], sb.results[0]], {"axis": 1})
+    out = ew.TanhOp.make([joined.results[0]])
+    again = transform.ConcatenateOp.make([ea.results[0], sb.results[0]], {"axis": 1})
+    block.add_ops([ea, sb, joined, out, again])
+    block.add_op(ReturnOp(out.results[0], again.results[0]))
+    main = FuncOp(
+        "main",
+        FunctionType.from_lists(
+            list(block.arg_types), [out.results[0].type, again.results[0].type]
+        ),
+        Region(block),
+    )
+    module = ModuleOp([main])
+    lowered = _kernels_of(module.clone())
+    assert sum("concatenate" in c for c in lowered) == 1, lowered
+    got = run_lowered(module, [a, b])
+    ref = np.concatenate([np.exp(a), np.sin(b)], axis=1)
+    np.testing.assert_allclose(got[0], np.tanh(ref), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[1], ref, rtol=1e-5, atol=1e-6)
+
+
+def _kernels_of(module: ModuleOp) -> list[str]:
+    from xrelay.lowering.pipeline import relay_to_kernels
+
+    relay_to_kernels(module)
+    return _host_calls(module)
