@@ -326,3 +326,25 @@ def _kernels_of(module: ModuleOp) -> list[str]:
 
     relay_to_kernels(module)
     return _host_calls(module)
+
+
+def test_constant_operand(copies: Callable[[], None]) -> None:
+    """A constant operand (a weight) is copied into its slice; the computed one
+    is written in place."""
+    from xrelay import relay
+
+    weight = np.arange(8, dtype=F32).reshape(1, 2, 4) / 7
+
+    def make(a: Any, b: Any, c: Any) -> Any:
+        joined = relay.concatenate([relay.const(weight), relay.exp(a)], axis=1)
+        return relay.tanh(joined), relay.sin(b), relay.cos(c)
+
+    def ref(a: Any, b: Any, c: Any) -> Any:
+        joined = np.concatenate([weight, np.exp(a)], axis=1)
+        return np.tanh(joined), np.sin(b), np.cos(c)
+
+    shapes = ((1, 3, 4), (2,), (3,))
+    module = _check(lambda: _pointwise_case(make, ref, shapes, 8), copies, level=0)
+    calls = _host_calls(module)
+    assert not [c for c in calls if "concatenate" in c], calls
+    assert sum("copy" in c for c in calls) == 1, calls
