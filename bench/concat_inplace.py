@@ -66,7 +66,9 @@ def _build(path: Path, in_place: bool) -> tuple[Any, dict[str, float]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--model", type=Path, default=SHARED_MODELS / "zoo" / "densenet121" / "model.onnx"
+        "--model",
+        type=Path,
+        default=SHARED_MODELS / "zoo" / "densenet121" / "model.onnx",
     )
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
@@ -108,7 +110,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.threads or 'auto'}, load average {load0[0]:.2f} -> {load1[0]:.2f}"
     )
     keys = list(next(iter(rows.values())))
-    print(f"{'variant':10}" + "".join(f"{k:>16}" for k in keys) + f"{'median ms':>12}{'min ms':>10}")
+    print(
+        f"{'variant':10}"
+        + "".join(f"{k:>16}" for k in keys)
+        + f"{'median ms':>12}{'min ms':>10}"
+    )
     for name, row in rows.items():
         cells = "".join(
             f"{row[k]:>16.2f}" if isinstance(row[k], float) else f"{row[k]:>16}"

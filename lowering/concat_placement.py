@@ -148,14 +148,14 @@ def _node(
     if len(concats) != 1:
         return None
     (concat,) = concats
-    args = list(block.args)
-    if any(v not in args for v in concat.operands):
+    position: dict[SSAValue, int] = {a: k for k, a in enumerate(block.args)}
+    if any(v not in position for v in concat.operands):
         return None
     found = _contiguous_offsets(concat)
     if found is None:
         return None
     offsets, size = found
-    operands = [op.operands[args.index(v)] for v in concat.operands]
+    operands = [op.operands[position[v]] for v in concat.operands]
     others = [o for o in block.ops if o is not ret and o is not concat]
     if not others and ret.operands[0] is concat.results[0]:
         if op.results[0] in outputs:

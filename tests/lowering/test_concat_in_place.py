@@ -68,9 +68,7 @@ def _run(mod: Any, inputs: list[Any], level: int) -> list[Any]:
     for threads in (1, 3):
         m = lib.create()
         m.set_num_threads(threads)
-        m.set_input(
-            **{t.name: a for t, a in zip(lib.spec.inputs, inputs, strict=True)}
-        )
+        m.set_input(**{t.name: a for t, a in zip(lib.spec.inputs, inputs, strict=True)})
         m.run()
         results.append([m.get_output(i) for i in range(m.get_num_outputs())])
     for alone, team in zip(*results, strict=True):
@@ -186,7 +184,6 @@ def test_operand_used_twice_and_by_two_concats(copies: Callable[[], None]) -> No
     concatenation, visited first), the other places get copies."""
     from xrelay import relay
 
-
     def make(a: Any, b: Any, c: Any) -> Any:
         ea, sb = relay.exp(a), relay.sin(b)
         one = relay.concatenate([ea, sb, ea, relay.exp(b)], axis=1)
@@ -213,7 +210,6 @@ def test_model_input_and_output_operands(copies: Callable[[], None]) -> None:
     concatenation of model inputs only has nothing to place: it keeps its kernel."""
     from xrelay import relay
 
-
     def make(a: Any, b: Any, c: Any) -> Any:
         eb = relay.exp(b)  # a graph output as well
         joined = relay.concatenate([a, eb, relay.sin(c)], axis=1)
@@ -237,7 +233,6 @@ def test_nested_concats(copies: Callable[[], None]) -> None:
     inner concatenation is a view of the outer's buffer, no kernel copies."""
     from xrelay import relay
 
-
     def make(a: Any, b: Any, c: Any) -> Any:
         inner = relay.concatenate([relay.exp(a), relay.sin(b)], axis=1)
         outer = relay.concatenate([inner, relay.cos(c)], axis=1)
@@ -260,7 +255,6 @@ def test_non_contiguous_slices_keep_their_kernel(copies: Callable[[], None]) -> 
     """Along the last axis, or with a batch above 1, a slice is not contiguous: the
     concatenate stays a copying kernel."""
     from xrelay import relay
-
 
     def make(a: Any, b: Any, c: Any) -> Any:
         last = relay.concatenate([relay.exp(a), relay.sin(b)], axis=2)
