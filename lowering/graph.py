@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     FunctionType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -62,6 +63,7 @@ from xrelay.dialects.relay.structural import (
     dense_from_numpy,
 )
 from xrelay.lowering.builder import DYNAMIC, INDEX, Buffer, KernelBuilder
+from xrelay.lowering.concat_placement import ConcatNode, Placement, plan_concats
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.group import (
     Group,
@@ -140,6 +142,10 @@ def _short(name: str) -> str:
 class GraphLowering:
     """Lower one module (see the module docstring)."""
 
+    place_concats = True
+    """Lower concatenations in place (:mod:`xrelay.lowering.concat_placement`);
+    off, every concatenate is a kernel copying its operands (for comparisons)."""
+
     def __init__(self, module: ModuleOp, entry: str = "main", profile: bool = False):
         self.module = module
         self.entry = entry
@@ -163,6 +169,15 @@ class GraphLowering:
         self.work = 0
         """Estimated multiply-adds of a run (:func:`op_work` summed)."""
         self._status: SSAValue | None = None
+        self.placement = Placement()
+        """Concatenations lowered in place and the homes of values
+        (:mod:`xrelay.lowering.concat_placement`)."""
+        self.written_home: set[SSAValue] = set()
+        """The values written at their homes so far (checked by the
+        concatenations that count on them)."""
+        self.root_buffers: dict[SSAValue, SSAValue] = {}
+        """The byte buffer (``memref.alloc``) of each root of :attr:`placement`,
+        allocated where the first of its parts is needed."""
 
     # -- entry ----------------------------------------------------------------------------
 
@@ -210,6 +225,10 @@ class GraphLowering:
         self.filled: set[int] = set()
 
         self._block_classes()
+        if self.place_concats:
+            self.placement = plan_concats(
+                list(block.ops), self.funcs, self._kernel_values(block), out_leaves
+            )
         env: dict[SSAValue, list[HostValue]] = {}
         for arg, hv_arg, (shape, dt) in zip(block.args, in_args, in_infos, strict=True):
             env[arg] = [HostValue(shape, dt, memref=hv_arg, relay_value=arg)]
@@ -312,6 +331,8 @@ class GraphLowering:
             self._if(op, env)
         elif isinstance(op, VIEW_OPS):
             self._view(op, env)
+        elif op in self.placement.nodes:
+            self._concat_in_place(self.placement.nodes[op], env)
         elif isinstance(op, func.CallOp):
             self._call(op, env)
         elif isinstance(op, RelayOp):
@@ -389,6 +410,110 @@ class GraphLowering:
         for res, hvs in zip(op.results, results, strict=True):
             env[res] = hvs
 
+    # -- concatenations in place -----------------------------------------------------------
+
+    def _kernel_values(self, block: Block) -> set[SSAValue]:
+        """The values of the entry function's top-level ``block`` that a kernel
+        writes into a fresh buffer (those that can be given a home in a
+        concatenation): results of relay ops and of calls of fused functions, but
+        not views, constants, tuples, branches or inlined functions' values."""
+        values: set[SSAValue] = set()
+        for op in block.ops:
+            if isinstance(op, func.CallOp):
+                callee = self.funcs.get(op.callee.string_value())
+                if callee is None or PRIMITIVE not in callee.attributes:
+                    continue
+                if not callee.body.blocks:
+                    continue
+                ret = callee.body.block.last_op
+                if not isinstance(ret, func.ReturnOp):
+                    continue
+                body = [o for o in callee.body.block.ops if o is not ret]
+                if _is_view_chain(body, ret):
+                    continue
+            elif not is_compute(op) or isinstance(op, (*VIEW_OPS, IfOp)):
+                continue
+            for r in op.results:
+                if isinstance(r.type, TensorType):
+                    values.add(r)
+        return values
+
+    def _part(
+        self, root: SSAValue, offset: int, shape: tuple[int, ...], dt: DType
+    ) -> tuple[SSAValue, SSAValue]:
+        """A view of ``shape`` at byte ``offset`` of the buffer of ``root`` (a
+        concatenation lowered in place; allocated on first use), and that buffer."""
+        buf = self.root_buffers.get(root)
+        if buf is None:
+            size = self.placement.sizes[root]
+            alloc = memref.AllocOp(
+                [], [], MemRefType(IntegerType(8), [size]), IntegerAttr(64, i64)
+            )
+            self.kb.insert(alloc)
+            buf = self.root_buffers[root] = alloc.memref
+        view = memref.ViewOp(buf, self.kb.index(offset), [], memref_type(shape, dt))
+        self.kb.insert(view)
+        return view.result, buf
+
+    def _at_home(
+        self, value: SSAValue, shape: tuple[int, ...], dt: DType
+    ) -> tuple[SSAValue, SSAValue]:
+        home = self.placement.homes[value]
+        return self._part(home.root, home.offset, shape, dt)
+
+    def _concat_in_place(
+        self, node: ConcatNode, env: dict[SSAValue, list[HostValue]]
+    ) -> None:
+        """A concatenation whose operands are (mostly) in their slices already: copy
+        the others in; the concatenation is a view of its buffer, read by the rest
+        of its fused group (when there is one) as an input."""
+        shape, dt = tensor_info(node.concat.results[0].type, node.concat.name)
+        view, root = self._at_home(node.value, shape, dt)
+        for i in node.copies:
+            (hv,) = env[node.operands[i]]
+            home = self.placement.homes[node.value]
+            dest, _ = self._part(
+                home.root, home.offset + node.offsets[i], hv.shape, hv.dtype
+            )
+            self._copy(hv, dest)
+        for i, v in enumerate(node.operands):
+            empty = any(d == 0 for d in env[v][0].shape)
+            if i not in node.copies and not empty and v not in self.written_home:
+                raise LoweringError(
+                    f"{node.concat.name}: operand #{i} was not written in its slice "
+                    "(an internal error of the concatenation placement)",
+                    node.op,
+                )
+        placed = HostValue(shape, dt, memref=view, root=root, relay_value=node.value)
+        self.written_home.add(node.value)
+        op = node.op
+        if node.pure:
+            env[op.results[0]] = [placed]
+            return
+        assert isinstance(op, func.CallOp)
+        name = op.callee.string_value()
+        callee = self.funcs[name]
+        block = callee.body.block
+        ret = block.last_op
+        assert isinstance(ret, func.ReturnOp)
+        ops = [o for o in block.ops if o is not ret and o is not node.concat]
+        callee_env: dict[SSAValue, list[HostValue]] = {
+            a: env[v] for a, v in zip(block.args, op.operands, strict=True)
+        }
+        callee_env[node.value] = [placed]
+        used = {v for o in ops for v in o.operands}
+        inputs = [node.value, *(a for a in block.args if a in used)]
+        self._kernel(
+            name.replace("concatenate_", "", 1),
+            ops,
+            inputs,
+            list(ret.operands),
+            callee_env,
+            op.results,
+            outer=env,
+            label=name,
+        )
+
     # -- kernels ---------------------------------------------------------------------------
 
     def _kernel(
@@ -443,6 +568,13 @@ class GraphLowering:
                     shape, dt, memref=self.out_args[slot], relay_value=relay_value
                 )
                 self.filled.add(slot)
+            elif relay_value is not None and relay_value in self.placement.homes:
+                # written straight into its slice of a concatenation
+                view, root = self._at_home(relay_value, shape, dt)
+                self.written_home.add(relay_value)
+                hv = HostValue(
+                    shape, dt, memref=view, root=root, relay_value=relay_value
+                )
             else:
                 alloc = self._alloc(shape, dt)
                 hv = HostValue(
@@ -830,6 +962,8 @@ def _insert_deallocs(host: func.FuncOp) -> None:
             continue
         for op in top.walk():
             if isinstance(op, memref.ReinterpretCastOp) and op.source in roots:
+                roots[op.result] = roots[op.source]
+            elif isinstance(op, memref.ViewOp) and op.source in roots:
                 roots[op.result] = roots[op.source]
             for v in op.operands:
                 root = roots.get(v)

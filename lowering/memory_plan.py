@@ -8,14 +8,21 @@ overlap a placed buffer alive at the same time ("greedy by size"). The arena is
 ``memref.global "private" @xrelay_arena : memref<N x i8> = uninitialized``; the host
 reads it with ``memref.get_global`` and takes ``memref.view``s of it; the deallocs
 disappear. Nothing is allocated when the model runs.
+
+A buffer may be shared by several values (a concatenation lowered in place:
+:mod:`xrelay.lowering.concat_placement`): the graph lowering allocates it as bytes
+where its first part is written and takes ``memref.view``s of it at constant byte
+offsets; it lives until the last use of any of them, and those views become views of
+the arena at the buffer's offset plus theirs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import func, memref
+from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
@@ -135,11 +142,45 @@ def plan_memory(module: ModuleOp) -> int:
     for op in deallocs:
         Rewriter.erase_op(op)
     for alloc, iv in intervals.items():
+        # views of the buffer at constant offsets (the parts of a concatenation
+        # lowered in place) become views of the arena
+        for use in list(alloc.memref.uses):
+            part = use.operation
+            shift = _constant_shift(part)
+            if shift is None:
+                continue
+            assert isinstance(part, memref.ViewOp)
+            with kb.at(InsertPoint.before(part)):
+                moved = memref.ViewOp(
+                    get.memref, kb.index(iv.offset + shift), [], part.result.type
+                )
+                kb.insert(moved)
+            old = part.byte_shift.owner
+            Rewriter.replace_op(part, [], [moved.result])
+            if isinstance(old, Operation) and not old.results[0].uses:
+                Rewriter.erase_op(old)
+        if not alloc.memref.uses:
+            Rewriter.erase_op(alloc)
+            continue
         with kb.at(InsertPoint.before(alloc)):
             view = memref.ViewOp(get.memref, kb.index(iv.offset), [], alloc.memref.type)
             kb.insert(view)
         Rewriter.replace_op(alloc, [], [view.result])
     return size
+
+
+def _constant_shift(op: Operation) -> int | None:
+    """The byte shift of a ``memref.view`` with a constant shift and no dynamic
+    sizes (``None`` for anything else)."""
+    if not isinstance(op, memref.ViewOp) or op.sizes:
+        return None
+    owner = op.byte_shift.owner
+    if not isinstance(owner, arith.ConstantOp):
+        return None
+    value = owner.value
+    if not isinstance(value, IntegerAttr):
+        return None
+    return value.value.data
 
 
 def arena_size(module: ModuleOp) -> int:

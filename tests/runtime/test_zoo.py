@@ -87,3 +87,39 @@ def test_zoo_inputs_by_name() -> None:
     for i, spec in enumerate(meta["outputs"]):
         ref = np.load(ZOO / "bert_small" / spec["file"])
         np.testing.assert_allclose(m.get_output(i), ref, rtol=1e-3, atol=1e-4)
+
+
+def test_densenet_concatenations_in_place() -> None:
+    """DenseNet-121's concatenations copy nothing (``lowering/concat_placement.py``):
+    every feature map of a dense block is written by its producer into the block's
+    one buffer, so no concatenate kernel and no copy remain; the BN shift + relu
+    fused into each concatenation runs on a view of that buffer. (The numerics are
+    ``test_zoo_model``'s.)"""
+    from xdsl.dialects import func, memref
+    from xdsl.dialects.builtin import IntegerType, MemRefType
+
+    from xrelay.build import optimize_module
+    from xrelay.lowering.pipeline import relay_to_kernels
+
+    mod, params = from_onnx(ZOO / "densenet121" / "model.onnx")
+    with PassContext(opt_level=3):
+        module = optimize_module(mod, params)
+    relay_to_kernels(module)
+    host = next(
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp) and "xrelay.host" in op.attributes
+    )
+    calls = [
+        op.callee.string_value() for op in host.walk() if isinstance(op, func.CallOp)
+    ]
+    assert not [c for c in calls if "concatenate" in c or "copy" in c]
+    assert sum("_fused_add_nn_relu" in c for c in calls) >= 57
+    buffers = [
+        op
+        for op in host.walk()
+        if isinstance(op, memref.AllocOp)
+        and isinstance(op.memref.type, MemRefType)
+        and op.memref.type.element_type == IntegerType(8)
+    ]
+    assert len(buffers) == 4  # one per dense block
