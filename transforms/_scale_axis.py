@@ -139,6 +139,47 @@ def is_non_negative_constant(value: SSAValue) -> bool:
     return bool(np.all(np.isfinite(array) & (array >= 0)))
 
 
+def is_computed_from_constants(value: SSAValue) -> bool:
+    """Whether ``value`` depends on constants only (no block argument): FoldConstant
+    bakes a weight multiplied by it, so folding it costs nothing per run."""
+    seen: set[SSAValue] = set()
+    pending = [value]
+    while pending:
+        v = pending.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        op = defining(v)
+        if op is None or op.regions:
+            return False
+        pending.extend(op.operands)
+    return True
+
+
+def elements(value: SSAValue) -> int | None:
+    """The number of elements of a statically shaped tensor value."""
+    shape = static_shape(value)
+    return None if shape is None else int(np.prod(shape, dtype=np.int64))
+
+
+RELAYOUT_COST = 32
+"""How many elements of elementwise work a folded weight element costs per run."""
+
+
+def worth_folding(scale: SSAValue, folded: int | None, data: SSAValue) -> bool:
+    """Whether a scale should move into the weights (a departure from Relay, which
+    always moves it). A scale computed from constants always is (FoldConstant bakes
+    the products). Any other scale -- an SE gate, the ``sigmoid`` of a SiLU on a 1x1
+    activation -- makes every run multiply the weights (``folded`` elements: weights,
+    biases and the other sides of adds; ``None`` when unknown) instead of ``data``,
+    and re-lay them out once AlterOpLayout blocks the conv: fold only when that is
+    fewer elements than ``data`` holds."""
+    if is_computed_from_constants(scale):
+        return True
+    n = elements(data)
+    return folded is not None and n is not None and folded * RELAYOUT_COST < n
+
+
 # ---------------------------------------------------------------------------------------
 # Convolutions and dense
 # ---------------------------------------------------------------------------------------
@@ -194,10 +235,13 @@ __all__ = [
     "conv_foldable",
     "conv_layouts",
     "dense_channel_axis",
+    "elements",
     "erase_dead",
     "expand_to_axes",
     "intersect",
+    "is_computed_from_constants",
     "is_non_negative_constant",
     "match_broadcast_to_left_axes",
     "scale_for_axes",
+    "worth_folding",
 ]
