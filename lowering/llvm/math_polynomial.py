@@ -13,7 +13,8 @@ random bit patterns, a dense sweep and the edges: denormals, ±0, ±inf, NaN):
 * ``exp``: range reduction ``x = n ln2 + r`` (``ln2`` in two parts), a degree-6
   polynomial on ``|r| <= ln2/2`` (Cephes' coefficients) and ``2^n`` applied in two
   steps (so that denormal results and those up to the overflow threshold are
-  exact): 1.0 ulp (2); ``-inf`` and underflow → 0, ``+inf`` and overflow → ``inf``.
+  exact; on AVX-512 hosts one ``llvm.ldexp``, which LLVM makes one ``vscalefps``
+  rounding the same product once): 1.0 ulp (2); ``-inf`` and underflow → 0, ``+inf`` and overflow → ``inf``.
 * ``log``: ``x = m 2^e`` with ``m`` in ``[sqrt(1/2), sqrt(2))`` (denormals scaled by
   ``2^23`` first), a degree-8 polynomial in ``m - 1`` (Cephes): 0.75 ulp (2);
   ``±0`` → ``-inf``, negatives → NaN, ``inf`` → ``inf``.
@@ -41,6 +42,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.lowering.llvm import fast_ops
 from xrelay.lowering.llvm.common import intrinsic
+from xrelay.lowering.tiling import host_vector_unit
 
 F32 = Float32Type()
 I32 = IntegerType(32)
@@ -49,8 +51,12 @@ I32 = IntegerType(32)
 class _Emit:
     """Scalar ``f32`` / ``i32`` arithmetic in the ``llvm`` dialect."""
 
-    def __init__(self, b: Builder):
+    def __init__(self, b: Builder, scalef: bool = False):
         self.b = b
+        self.scalef = scalef
+        """Whether ``ldexp`` is one instruction (AVX-512's ``vscalefps``, which
+        LLVM selects for the vectorised ``llvm.ldexp``; elsewhere it is a libm
+        call)."""
 
     def f(self, value: float) -> SSAValue:
         return self._op(fast_ops.constant(FloatAttr(value, cast(Any, F32)), F32))
@@ -78,6 +84,9 @@ class _Emit:
 
     def abs(self, a: SSAValue) -> SSAValue:
         return intrinsic(self.b, "llvm.fabs.f32", [a], F32)
+
+    def ldexp(self, a: SSAValue, n: SSAValue) -> SSAValue:
+        return intrinsic(self.b, "llvm.ldexp.f32.i32", [a, n], F32)
 
     def copysign(self, a: SSAValue, sign: SSAValue) -> SSAValue:
         return intrinsic(self.b, "llvm.copysign.f32", [a, sign], F32)
@@ -157,6 +166,10 @@ def exp_f32(e: _Emit, x: SSAValue) -> SSAValue:
     r = e.fma(n, e.f(-_LN2_LO), r)
     p = e.poly(r, _EXP_P)
     y = e.add(e.fma(e.mul(p, r), r, r), e.f(1.0))
+    if e.scalef:
+        # one correctly rounded y * 2^n (AVX-512's vscalefps), as the two steps below
+        y = e.ldexp(y, n_int)
+        return e.select(e.is_nan(x), x, y)
     # 2^n = 2^(n/2) * 2^(n - n/2): each factor is a normal float for n in [-150, 129]
     half = e.ashr(n_int, e.i(1))
     rest = e.isub(n_int, half)
@@ -274,4 +287,4 @@ EXPANSIONS: dict[str, Callable[[_Emit, SSAValue], SSAValue]] = {
 
 def expand(name: str, b: Builder, x: SSAValue) -> SSAValue:
     """The ``f32`` expansion of ``name`` at ``x``, built with ``b``."""
-    return EXPANSIONS[name](_Emit(b), x)
+    return EXPANSIONS[name](_Emit(b, host_vector_unit().bytes >= 64), x)
