@@ -260,7 +260,8 @@ def tanh_f32(e: _Emit, x: SSAValue) -> SSAValue:
     small = e.fma(e.mul(e.poly(z, _TANH_P), z), x, x)
     ex = exp_f32(e, e.add(a, a))
     large = e.sub(e.f(1.0), e.div(e.f(2.0), e.add(ex, e.f(1.0))))
-    y = e.select(e.cmp("olt", a, e.f(0.625)), small, e.copysign(large, x))
+    # the sign of x comes last, for both branches
+    y = e.select(e.cmp("olt", a, e.f(0.625)), small, large)
     return e.copysign(y, x)
 
 
