@@ -139,21 +139,32 @@ def is_non_negative_constant(value: SSAValue) -> bool:
     return bool(np.all(np.isfinite(array) & (array >= 0)))
 
 
-def is_computed_from_constants(value: SSAValue) -> bool:
+def is_computed_from_constants(
+    value: SSAValue, memo: dict[SSAValue, bool] | None = None
+) -> bool:
     """Whether ``value`` depends on constants only (no block argument): FoldConstant
-    bakes a weight multiplied by it, so folding it costs nothing per run."""
-    seen: set[SSAValue] = set()
-    pending = [value]
-    while pending:
-        v = pending.pop()
-        if v in seen:
+    bakes a weight multiplied by it, so folding it costs nothing per run. ``memo``
+    keeps the answers for the values visited (a pass shares one, so that the many
+    gates of a model cost one walk over the function)."""
+    memo = {} if memo is None else memo
+    stack = [value]
+    while stack:
+        v = stack[-1]
+        if v in memo:
+            stack.pop()
             continue
-        seen.add(v)
         op = defining(v)
         if op is None or op.regions:
-            return False
-        pending.extend(op.operands)
-    return True
+            memo[v] = False
+            stack.pop()
+            continue
+        pending = [o for o in op.operands if o not in memo]
+        if pending:
+            stack.extend(pending)
+            continue
+        memo[v] = all(memo[o] for o in op.operands)
+        stack.pop()
+    return memo[value]
 
 
 def elements(value: SSAValue) -> int | None:
@@ -166,18 +177,24 @@ RELAYOUT_COST = 32
 """How many elements of elementwise work a folded weight element costs per run."""
 
 
-def worth_folding(scale: SSAValue, folded: int | None, data: SSAValue) -> bool:
+def worth_folding(
+    scale: SSAValue,
+    folded: int | None,
+    data: SSAValue,
+    memo: dict[SSAValue, bool] | None = None,
+) -> bool:
     """Whether a scale should move into the weights (a departure from Relay, which
     always moves it). A scale computed from constants always is (FoldConstant bakes
     the products). Any other scale -- an SE gate, the ``sigmoid`` of a SiLU on a 1x1
     activation -- makes every run multiply the weights (``folded`` elements: weights,
     biases and the other sides of adds; ``None`` when unknown) instead of ``data``,
     and re-lay them out once AlterOpLayout blocks the conv: fold only when that is
-    fewer elements than ``data`` holds."""
-    if is_computed_from_constants(scale):
-        return True
+    fewer elements than ``data`` holds (``RELAYOUT_COST`` times: docs/decisions.md,
+    SE gates and SiLU). ``memo``: for :func:`is_computed_from_constants`."""
     n = elements(data)
-    return folded is not None and n is not None and folded * RELAYOUT_COST < n
+    if folded is not None and n is not None and folded * RELAYOUT_COST < n:
+        return True
+    return is_computed_from_constants(scale, memo)
 
 
 # ---------------------------------------------------------------------------------------

@@ -66,6 +66,7 @@ class _Backward:
 
     messages: dict[SSAValue, Message] = field(default_factory=dict[SSAValue, Message])
     branches: dict[Operation, Branch] = field(default_factory=dict[Operation, Branch])
+    constants: dict[SSAValue, bool] = field(default_factory=dict[SSAValue, bool])
 
     # -- prepare: which values could absorb a scale on which axes ---------------------
 
@@ -159,7 +160,7 @@ class _Backward:
                 edit.drop()
                 continue
             if new.type != mul.results[0].type or not worth_folding(
-                s, _multiplied_elements(edit), mul.results[0]
+                s, _multiplied_elements(edit), mul.results[0], self.constants
             ):
                 edit.drop()
                 continue

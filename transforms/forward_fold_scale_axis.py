@@ -76,6 +76,7 @@ class _Forward:
     messages: dict[SSAValue, Message] = field(default_factory=dict[SSAValue, Message])
     scaled: dict[SSAValue, _Scaled] = field(default_factory=dict[SSAValue, _Scaled])
     candidates: list[Operation] = field(default_factory=list[Operation])
+    constants: dict[SSAValue, bool] = field(default_factory=dict[SSAValue, bool])
     changed: bool = False
 
     # -- prepare: demands flow from the consumers back to the producers ----------------
@@ -180,7 +181,8 @@ class _Forward:
                 continue
             if message.require_positive and not is_non_negative_constant(s):
                 continue
-            if not worth_folding(s, self._folded_elements(op.results[0]), x):
+            folded = self._folded_elements(op.results[0])
+            if not worth_folding(s, folded, x, self.constants):
                 continue
             scale = scale_for_axes(s, shape, message.axes, edit)
             if scale is None:

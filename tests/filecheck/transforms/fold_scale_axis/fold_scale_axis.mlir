@@ -280,6 +280,21 @@ func.func @fwd_constant_scale_large_weight(%x: tensor<1x2x1x1xf32>, %w: tensor<6
 
 // -----
 
+// So is a scale computed from constants only (FoldConstant has not run here).
+// FWD-LABEL: func.func @fwd_scale_computed_from_constants
+// FWD:         %[[S:.*]] = relay.sigmoid %c
+// FWD:         %[[W:.*]] = relay.multiply %w,
+// FWD-NEXT:    relay.nn.conv2d %x, %[[W]]
+func.func @fwd_scale_computed_from_constants(%x: tensor<1x2x1x1xf32>, %w: tensor<64x2x1x1xf32>) -> tensor<1x64x1x1xf32> {
+  %c = relay.constant dense<[[[2.0]], [[3.0]]]> : tensor<2x1x1xf32>
+  %s = relay.sigmoid %c : (tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
+  %0 = relay.multiply %x, %s : (tensor<1x2x1x1xf32>, tensor<2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  %1 = relay.nn.conv2d %0, %w : (tensor<1x2x1x1xf32>, tensor<64x2x1x1xf32>) -> tensor<1x64x1x1xf32>
+  func.return %1 : tensor<1x64x1x1xf32>
+}
+
+// -----
+
 // Backward: a computed scale after a conv is folded into a weight 32x smaller than
 // the output, and left as a multiply after a conv whose weight is larger.
 // BWD-LABEL: func.func @bwd_computed_scale
