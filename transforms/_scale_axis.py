@@ -139,6 +139,64 @@ def is_non_negative_constant(value: SSAValue) -> bool:
     return bool(np.all(np.isfinite(array) & (array >= 0)))
 
 
+def is_computed_from_constants(
+    value: SSAValue, memo: dict[SSAValue, bool] | None = None
+) -> bool:
+    """Whether ``value`` depends on constants only (no block argument): FoldConstant
+    bakes a weight multiplied by it, so folding it costs nothing per run. ``memo``
+    keeps the answers for the values visited (a pass shares one, so that the many
+    gates of a model cost one walk over the function)."""
+    memo = {} if memo is None else memo
+    stack = [value]
+    while stack:
+        v = stack[-1]
+        if v in memo:
+            stack.pop()
+            continue
+        op = defining(v)
+        if op is None or op.regions:
+            memo[v] = False
+            stack.pop()
+            continue
+        pending = [o for o in op.operands if o not in memo]
+        if pending:
+            stack.extend(pending)
+            continue
+        memo[v] = all(memo[o] for o in op.operands)
+        stack.pop()
+    return memo[value]
+
+
+def elements(value: SSAValue) -> int | None:
+    """The number of elements of a statically shaped tensor value."""
+    shape = static_shape(value)
+    return None if shape is None else int(np.prod(shape, dtype=np.int64))
+
+
+RELAYOUT_COST = 32
+"""How many elements of elementwise work a folded weight element costs per run."""
+
+
+def worth_folding(
+    scale: SSAValue,
+    folded: int | None,
+    data: SSAValue,
+    memo: dict[SSAValue, bool] | None = None,
+) -> bool:
+    """Whether a scale should move into the weights (a departure from Relay, which
+    always moves it). A scale computed from constants always is (FoldConstant bakes
+    the products). Any other scale -- an SE gate, the ``sigmoid`` of a SiLU on a 1x1
+    activation -- makes every run multiply the weights (``folded`` elements: weights,
+    biases and the other sides of adds; ``None`` when unknown) instead of ``data``,
+    and re-lay them out once AlterOpLayout blocks the conv: fold only when that is
+    fewer elements than ``data`` holds (``RELAYOUT_COST`` times: docs/decisions.md,
+    SE gates and SiLU). ``memo``: for :func:`is_computed_from_constants`."""
+    n = elements(data)
+    if folded is not None and n is not None and folded * RELAYOUT_COST < n:
+        return True
+    return is_computed_from_constants(scale, memo)
+
+
 # ---------------------------------------------------------------------------------------
 # Convolutions and dense
 # ---------------------------------------------------------------------------------------
@@ -194,10 +252,13 @@ __all__ = [
     "conv_foldable",
     "conv_layouts",
     "dense_channel_axis",
+    "elements",
     "erase_dead",
     "expand_to_axes",
     "intersect",
+    "is_computed_from_constants",
     "is_non_negative_constant",
     "match_broadcast_to_left_axes",
     "scale_for_axes",
+    "worth_folding",
 ]

@@ -12,6 +12,10 @@ bakes them when the weights are constants.
 Conditions (Relay's): every value between the conv/dense and the multiply has exactly
 one use; convs have ``groups == 1`` or are depthwise; a scale that crosses a
 ``relu``/``leaky_relu`` must be a constant with only non-negative finite elements.
+
+Departure: a scale that is not computed from constants is folded only when the
+weights, biases and add operands it would multiply on every run hold fewer elements
+than the multiply's result (``worth_folding``); Relay always folds it.
 """
 
 from __future__ import annotations
@@ -39,11 +43,13 @@ from xrelay.transforms._scale_axis import (
     conv_foldable,
     conv_layouts,
     dense_channel_axis,
+    elements,
     erase_dead,
     expand_to_axes,
     is_non_negative_constant,
     match_broadcast_to_left_axes,
     scale_for_axes,
+    worth_folding,
 )
 from xrelay.transforms._simplify_patterns import Edit, defining, static_shape
 
@@ -60,6 +66,7 @@ class _Backward:
 
     messages: dict[SSAValue, Message] = field(default_factory=dict[SSAValue, Message])
     branches: dict[Operation, Branch] = field(default_factory=dict[Operation, Branch])
+    constants: dict[SSAValue, bool] = field(default_factory=dict[SSAValue, bool])
 
     # -- prepare: which values could absorb a scale on which axes ---------------------
 
@@ -152,7 +159,9 @@ class _Backward:
             except (_Abort, TypeRelationError):
                 edit.drop()
                 continue
-            if new.type != mul.results[0].type:
+            if new.type != mul.results[0].type or not worth_folding(
+                s, _multiplied_elements(edit), mul.results[0], self.constants
+            ):
                 edit.drop()
                 continue
             block = mul.parent
@@ -226,6 +235,19 @@ class _Backward:
             rhs = self._transform(op.rhs, message, scale, edit, touched)
             return edit.like(op, [other, rhs])
         raise _Abort
+
+
+def _multiplied_elements(edit: Edit) -> int | None:
+    """The elements the multiplies of ``edit`` compute (the scaled weights, biases and
+    other sides of adds)."""
+    total = 0
+    for op in edit.ops:
+        if isinstance(op, MultiplyOp):
+            n = elements(op.results[0])
+            if n is None:
+                return None
+            total += n
+    return total
 
 
 def backward_fold_scale_axis(func: FuncOp) -> bool:

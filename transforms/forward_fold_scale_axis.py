@@ -12,6 +12,11 @@ Conditions (Relay's): every use of every value on the way must be able to take t
 scale on the same axis (a value also used by anything else is left alone); convs have
 ``groups == 1`` or are depthwise; a scale that crosses a ``relu``/``leaky_relu`` must be
 a constant with only non-negative finite elements.
+
+Departure: a scale that is not computed from constants (an SE gate, the ``sigmoid``
+of a SiLU on a 1x1 activation) is folded only when the weights (and add operands)
+it would multiply on every run hold fewer elements than the scaled data
+(``worth_folding``); Relay always folds it.
 """
 
 from __future__ import annotations
@@ -40,12 +45,14 @@ from xrelay.transforms._scale_axis import (
     conv_foldable,
     conv_layouts,
     dense_channel_axis,
+    elements,
     erase_dead,
     expand_to_axes,
     intersect,
     is_non_negative_constant,
     match_broadcast_to_left_axes,
     scale_for_axes,
+    worth_folding,
 )
 from xrelay.transforms._simplify_patterns import Edit, elem_type, static_shape
 
@@ -69,6 +76,7 @@ class _Forward:
     messages: dict[SSAValue, Message] = field(default_factory=dict[SSAValue, Message])
     scaled: dict[SSAValue, _Scaled] = field(default_factory=dict[SSAValue, _Scaled])
     candidates: list[Operation] = field(default_factory=list[Operation])
+    constants: dict[SSAValue, bool] = field(default_factory=dict[SSAValue, bool])
     changed: bool = False
 
     # -- prepare: demands flow from the consumers back to the producers ----------------
@@ -173,6 +181,9 @@ class _Forward:
                 continue
             if message.require_positive and not is_non_negative_constant(s):
                 continue
+            folded = self._folded_elements(op.results[0])
+            if not worth_folding(s, folded, x, self.constants):
+                continue
             scale = scale_for_axes(s, shape, message.axes, edit)
             if scale is None:
                 continue
@@ -181,6 +192,28 @@ class _Forward:
             self.candidates.append(op)
             return
         edit.drop()
+
+    def _folded_elements(self, value: SSAValue) -> int | None:
+        """The elements a scale on ``value`` would multiply once folded: the weights
+        of the convs/denses it reaches and the other sides of the adds on the way
+        (every use takes the scale: ``prepare`` checked)."""
+        total = 0
+        for use in value.uses:
+            op = use.operation
+            if isinstance(op, Conv2DOp | DenseOp):
+                n = elements(op.weight)
+            elif isinstance(op, AddOp | SubtractOp):
+                inner = self._folded_elements(op.results[0])
+                other = elements(op.operands[1 - use.index])
+                n = None if inner is None or other is None else inner + other
+            elif isinstance(op, ACTIVATIONS):
+                n = self._folded_elements(op.results[0])
+            else:
+                n = None
+            if n is None:
+                return None
+            total += n
+        return total
 
     def _rewrite_add(self, op: AddOp | SubtractOp, edit: Edit) -> None:
         lhs, rhs = self.scaled.get(op.lhs), self.scaled.get(op.rhs)

@@ -13,7 +13,8 @@ random bit patterns, a dense sweep and the edges: denormals, ±0, ±inf, NaN):
 * ``exp``: range reduction ``x = n ln2 + r`` (``ln2`` in two parts), a degree-6
   polynomial on ``|r| <= ln2/2`` (Cephes' coefficients) and ``2^n`` applied in two
   steps (so that denormal results and those up to the overflow threshold are
-  exact): 1.0 ulp (2); ``-inf`` and underflow → 0, ``+inf`` and overflow → ``inf``.
+  exact; on AVX-512 hosts one ``llvm.ldexp``, which LLVM makes one ``vscalefps``
+  rounding the same product once): 1.0 ulp (2); ``-inf`` and underflow → 0, ``+inf`` and overflow → ``inf``.
 * ``log``: ``x = m 2^e`` with ``m`` in ``[sqrt(1/2), sqrt(2))`` (denormals scaled by
   ``2^23`` first), a degree-8 polynomial in ``m - 1`` (Cephes): 0.75 ulp (2);
   ``±0`` → ``-inf``, negatives → NaN, ``inf`` → ``inf``.
@@ -23,7 +24,7 @@ random bit patterns, a dense sweep and the edges: denormals, ±0, ±inf, NaN):
   ``1 - exp(-x^2) P(|x|) / Q(|x|)`` with ``P / Q`` (degree 4 / 4, fitted for this
   module) approximating ``erfc(x) exp(x^2)`` on ``[0.9, 4]``, 1 beyond ``3.92``:
   2.4 ulp (3).
-* ``sigmoid`` (built on ``exp`` by the elementwise kernels): 2.6 ulp (3).
+* ``sigmoid`` (built on ``exp`` by the elementwise kernels): 2.2 ulp (3).
 
 NaN in gives NaN out for all four.
 """
@@ -41,6 +42,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.lowering.llvm import fast_ops
 from xrelay.lowering.llvm.common import intrinsic
+from xrelay.lowering.tiling import host_vector_unit
 
 F32 = Float32Type()
 I32 = IntegerType(32)
@@ -49,8 +51,12 @@ I32 = IntegerType(32)
 class _Emit:
     """Scalar ``f32`` / ``i32`` arithmetic in the ``llvm`` dialect."""
 
-    def __init__(self, b: Builder):
+    def __init__(self, b: Builder, scalef: bool = False):
         self.b = b
+        self.scalef = scalef
+        """Whether ``ldexp`` is one instruction (AVX-512's ``vscalefps``, which
+        LLVM selects for the vectorised ``llvm.ldexp``; elsewhere it is a libm
+        call)."""
 
     def f(self, value: float) -> SSAValue:
         return self._op(fast_ops.constant(FloatAttr(value, cast(Any, F32)), F32))
@@ -78,6 +84,9 @@ class _Emit:
 
     def abs(self, a: SSAValue) -> SSAValue:
         return intrinsic(self.b, "llvm.fabs.f32", [a], F32)
+
+    def ldexp(self, a: SSAValue, n: SSAValue) -> SSAValue:
+        return intrinsic(self.b, "llvm.ldexp.f32.i32", [a, n], F32)
 
     def copysign(self, a: SSAValue, sign: SSAValue) -> SSAValue:
         return intrinsic(self.b, "llvm.copysign.f32", [a, sign], F32)
@@ -116,12 +125,37 @@ class _Emit:
     def to_float(self, a: SSAValue) -> SSAValue:
         return self._op(llvm.SIToFPOp(a, F32))
 
-    def poly(self, x: SSAValue, coeffs: Sequence[float]) -> SSAValue:
-        """``coeffs[0] x^(n-1) + ... + coeffs[-1]`` by Horner's rule (FMAs)."""
+    def horner(self, x: SSAValue, coeffs: Sequence[float]) -> SSAValue:
+        """``coeffs[0] x^(n-1) + ... + coeffs[-1]`` by Horner's rule: for series
+        whose terms cancel (erf's Taylor series), where Estrin's partial sums lose
+        accuracy."""
         acc = self.f(coeffs[0])
         for c in coeffs[1:]:
             acc = self.fma(acc, x, self.f(c))
         return acc
+
+    def poly(
+        self, x: SSAValue, coeffs: Sequence[float], x2: SSAValue | None = None
+    ) -> SSAValue:
+        """``coeffs[0] x^(n-1) + ... + coeffs[-1]`` by Estrin's scheme: pairs
+        ``c_2k + c_2k+1 x`` (independent FMAs), then pairs of those in ``x^2``, and
+        so on. ``ceil(log2 n)`` dependent FMAs instead of Horner's ``n - 1``: these
+        loops are bound by the latency of their longest chain (the out-of-order
+        window holds only a few elements' chains), not by the number of operations.
+        ``x2``: ``x * x`` when the caller has it."""
+        terms: list[SSAValue] = [self.f(c) for c in reversed(coeffs)]
+        power = x
+        while len(terms) > 1:
+            pairs = [
+                self.fma(terms[k + 1], power, terms[k])
+                for k in range(0, len(terms) - 1, 2)
+            ]
+            if len(terms) % 2:
+                pairs.append(terms[-1])
+            terms = pairs
+            if len(terms) > 1:
+                power = x2 if power is x and x2 is not None else self.mul(power, power)
+        return terms[0]
 
     def clamp(self, x: SSAValue, lo: float, hi: float) -> SSAValue:
         """``x`` limited to ``[lo, hi]``; NaN stays NaN (ordered compares)."""
@@ -155,16 +189,19 @@ def exp_f32(e: _Emit, x: SSAValue) -> SSAValue:
     n_int = e.isub(e.bits(t), e.bits(e.f(_MAGIC)))
     r = e.fma(n, e.f(-_LN2_HI), xc)
     r = e.fma(n, e.f(-_LN2_LO), r)
-    p = e.poly(r, _EXP_P)
-    y = e.add(e.fma(e.mul(p, r), r, r), e.f(1.0))
+    r2 = e.mul(r, r)
+    y = e.add(e.fma(e.poly(r, _EXP_P, r2), r2, r), e.f(1.0))
+    if e.scalef:
+        # one correctly rounded y * 2^n (AVX-512's vscalefps), as the two steps below
+        return e.ldexp(y, n_int)
     # 2^n = 2^(n/2) * 2^(n - n/2): each factor is a normal float for n in [-150, 129]
     half = e.ashr(n_int, e.i(1))
     rest = e.isub(n_int, half)
     bias, shift = e.i(127), e.i(23)
     s1 = e.float_of_bits(e.shl(e.iadd(half, bias), shift))
     s2 = e.float_of_bits(e.shl(e.iadd(rest, bias), shift))
-    y = e.mul(e.mul(y, s1), s2)
-    return e.select(e.is_nan(x), x, y)
+    # a NaN passes the clamp (ordered compares) and every step: no select needed
+    return e.mul(e.mul(y, s1), s2)
 
 
 # log(1 + m) = m - m^2/2 + m^3 P(m) on [sqrt(1/2) - 1, sqrt(2) - 1] (Cephes logf)
@@ -223,7 +260,8 @@ def tanh_f32(e: _Emit, x: SSAValue) -> SSAValue:
     small = e.fma(e.mul(e.poly(z, _TANH_P), z), x, x)
     ex = exp_f32(e, e.add(a, a))
     large = e.sub(e.f(1.0), e.div(e.f(2.0), e.add(ex, e.f(1.0))))
-    y = e.select(e.cmp("olt", a, e.f(0.625)), small, e.copysign(large, x))
+    # the sign of x comes last, for both branches
+    y = e.select(e.cmp("olt", a, e.f(0.625)), small, large)
     return e.copysign(y, x)
 
 
@@ -254,7 +292,7 @@ _ERFC_Q = (
 def erf_f32(e: _Emit, x: SSAValue) -> SSAValue:
     a = e.abs(x)
     z = e.mul(x, x)
-    small = e.mul(x, e.poly(z, _ERF_TAYLOR))
+    small = e.mul(x, e.horner(z, _ERF_TAYLOR))
     ac = e.clamp(a, 0.9, 4.0)
     ratio = e.div(e.poly(ac, _ERFC_P), e.poly(ac, _ERFC_Q))
     expo = exp_f32(e, e.mul(e.mul(ac, ac), e.f(-1.0)))
@@ -274,4 +312,4 @@ EXPANSIONS: dict[str, Callable[[_Emit, SSAValue], SSAValue]] = {
 
 def expand(name: str, b: Builder, x: SSAValue) -> SSAValue:
     """The ``f32`` expansion of ``name`` at ``x``, built with ``b``."""
-    return EXPANSIONS[name](_Emit(b), x)
+    return EXPANSIONS[name](_Emit(b, host_vector_unit().bytes >= 64), x)

@@ -41,20 +41,38 @@ def _reference(name: str, x: Any) -> Any:
         return getattr(np, name)(d)
 
 
-def _build(name: str, x: Any) -> Any:
+def _build(name: str, x: Any, cache: bool = True) -> Any:
     v = relay.var("x", shape=x.shape, dtype=str(x.dtype))
     with PassContext(opt_level=3):
-        return xrelay.build(relay.IRModule.from_expr(getattr(relay, name)(v)))
+        return xrelay.build(
+            relay.IRModule.from_expr(getattr(relay, name)(v)), cache=cache
+        )
 
 
+@pytest.mark.parametrize("scalef", [True, False], ids=["host", "two-step-2^n"])
 @pytest.mark.parametrize("name", sorted(MAX_ULP))
-def test_f32_accuracy_over_the_whole_range(name: str):
+def test_f32_accuracy_over_the_whole_range(
+    name: str, scalef: bool, monkeypatch: pytest.MonkeyPatch
+):
+    """On the host's path (``ldexp`` on AVX-512 hosts), and on the two-step scaling
+    by 2^n that other hosts take."""
+    from xrelay.lowering.llvm import math_polynomial
+    from xrelay.lowering.tiling import VectorUnit, host_vector_unit
+
+    avx512 = host_vector_unit().bytes >= 64
+    if not scalef:
+        monkeypatch.setattr(
+            math_polynomial, "host_vector_unit", lambda: VectorUnit(32, 16)
+        )
     x = _inputs()
-    lib = _build(name, x)
+    lib = _build(name, x, cache=scalef)
     # inlined: no per-element library call is left in the optimised code
     optimized = lib.get_source("opt")
     for symbol in ("@llvm.exp.", "@llvm.log.", "@llvm.tanh.", "@expf", "@erff"):
         assert symbol not in optimized
+    # exp's 2^n is one ldexp (vscalefps) only where AVX-512 has it
+    uses_exp = name != "log"
+    assert ("@llvm.ldexp." in optimized) == (uses_exp and scalef and avx512)
     y = lib(x)
     ref = _reference(name, x)
     with np.errstate(over="ignore"):

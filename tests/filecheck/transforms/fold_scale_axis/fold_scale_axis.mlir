@@ -75,17 +75,18 @@ func.func @bwd_relu_negative_scale(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x1x1xf
 
 // -----
 
-// Without a relu a negative (or non-constant) scale folds.
+// Without a relu a negative (or non-constant) scale folds (a non-constant one
+// because the weight is more than 32x smaller than the output).
 // BWD-LABEL: func.func @bwd_no_relu_any_scale
 // BWD:         %[[S:.*]] = relay.squeeze %s
 // BWD-NEXT:    %[[E:.*]] = relay.expand_dims %[[S]]
 // BWD-NEXT:    %[[W:.*]] = relay.multiply %w, %[[E]]
 // BWD-NEXT:    %[[C:.*]] = relay.nn.conv2d %x, %[[W]]
 // BWD-NEXT:    func.return %[[C]]
-func.func @bwd_no_relu_any_scale(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x1x1xf32>, %s: tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
-  %0 = relay.nn.conv2d %x, %w : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>
-  %1 = relay.multiply %s, %0 : (tensor<1x2x1x1xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
-  func.return %1 : tensor<1x2x4x4xf32>
+func.func @bwd_no_relu_any_scale(%x: tensor<1x3x16x16xf32>, %w: tensor<2x3x1x1xf32>, %s: tensor<1x2x1x1xf32>) -> tensor<1x2x16x16xf32> {
+  %0 = relay.nn.conv2d %x, %w : (tensor<1x3x16x16xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x16x16xf32>
+  %1 = relay.multiply %s, %0 : (tensor<1x2x1x1xf32>, tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  func.return %1 : tensor<1x2x16x16xf32>
 }
 
 // -----
@@ -209,4 +210,103 @@ func.func @bwd_dual_conv_add(%x: tensor<1x3x4x4xf32>, %y: tensor<1x3x4x4xf32>, %
   %2 = relay.add %0, %1 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   %3 = relay.multiply %2, %s : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
   func.return %3 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// An SE gate (computed from the data, not from constants) before a 1x1 conv whose
+// weight holds 64x the data's elements: folding would multiply (and re-lay out)
+// the weight on every run, so the gate stays on the activation.
+// FWD-LABEL: func.func @fwd_gate_weight_larger
+// FWD:         %[[G:.*]] = relay.sigmoid
+// FWD-NEXT:    %[[M:.*]] = relay.multiply %x, %[[G]]
+// FWD-NEXT:    relay.nn.conv2d %[[M]], %w
+// FWD-NOT:     relay.multiply
+// ALL-LABEL: func.func @fwd_gate_weight_larger
+// ALL:         %[[M:.*]] = relay.multiply %x,
+// ALL-NEXT:    relay.nn.conv2d %[[M]], %w
+func.func @fwd_gate_weight_larger(%x: tensor<1x8x2x2xf32>, %w: tensor<256x8x1x1xf32>) -> tensor<1x256x2x2xf32> {
+  %0 = relay.nn.global_avg_pool2d %x : (tensor<1x8x2x2xf32>) -> tensor<1x8x1x1xf32>
+  %1 = relay.sigmoid %0 : (tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  %2 = relay.multiply %x, %1 : (tensor<1x8x2x2xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x2x2xf32>
+  %3 = relay.nn.conv2d %2, %w : (tensor<1x8x2x2xf32>, tensor<256x8x1x1xf32>) -> tensor<1x256x2x2xf32>
+  func.return %3 : tensor<1x256x2x2xf32>
+}
+
+// -----
+
+// The same gate before a conv whose weight is 64x smaller than the data (an early
+// SE block: large activation, few channels): the gate moves into the weight.
+// FWD-LABEL: func.func @fwd_gate_data_larger
+// FWD:         %[[G:.*]] = relay.sigmoid
+// FWD:         %[[W:.*]] = relay.multiply %w,
+// FWD-NEXT:    relay.nn.conv2d %x, %[[W]]
+func.func @fwd_gate_data_larger(%x: tensor<1x4x64x64xf32>, %w: tensor<64x4x1x1xf32>) -> tensor<1x64x64x64xf32> {
+  %0 = relay.nn.global_avg_pool2d %x : (tensor<1x4x64x64xf32>) -> tensor<1x4x1x1xf32>
+  %1 = relay.sigmoid %0 : (tensor<1x4x1x1xf32>) -> tensor<1x4x1x1xf32>
+  %2 = relay.multiply %x, %1 : (tensor<1x4x64x64xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x64x64xf32>
+  %3 = relay.nn.conv2d %2, %w : (tensor<1x4x64x64xf32>, tensor<64x4x1x1xf32>) -> tensor<1x64x64x64xf32>
+  func.return %3 : tensor<1x64x64x64xf32>
+}
+
+// -----
+
+// SiLU on a 1x1 activation (an SE block's squeeze) before the excitation conv: the
+// sigmoid is a per-channel "scale" of the data, but not worth folding into the
+// 32x larger weight.
+// FWD-LABEL: func.func @fwd_silu_1x1
+// FWD:         %[[S:.*]] = relay.sigmoid %x
+// FWD-NEXT:    %[[M:.*]] = relay.multiply %x, %[[S]]
+// FWD-NEXT:    relay.nn.conv2d %[[M]], %w
+func.func @fwd_silu_1x1(%x: tensor<1x8x1x1xf32>, %w: tensor<32x8x1x1xf32>) -> tensor<1x32x1x1xf32> {
+  %0 = relay.sigmoid %x : (tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  %1 = relay.multiply %x, %0 : (tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  %2 = relay.nn.conv2d %1, %w : (tensor<1x8x1x1xf32>, tensor<32x8x1x1xf32>) -> tensor<1x32x1x1xf32>
+  func.return %2 : tensor<1x32x1x1xf32>
+}
+
+// -----
+
+// A constant scale is folded whatever the sizes: FoldConstant bakes the product.
+// FWD-LABEL: func.func @fwd_constant_scale_large_weight
+// FWD:         %[[W:.*]] = relay.multiply %w,
+// FWD-NEXT:    relay.nn.conv2d %x, %[[W]]
+func.func @fwd_constant_scale_large_weight(%x: tensor<1x2x1x1xf32>, %w: tensor<64x2x1x1xf32>) -> tensor<1x64x1x1xf32> {
+  %s = relay.constant dense<[[[2.0]], [[3.0]]]> : tensor<2x1x1xf32>
+  %0 = relay.multiply %x, %s : (tensor<1x2x1x1xf32>, tensor<2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  %1 = relay.nn.conv2d %0, %w : (tensor<1x2x1x1xf32>, tensor<64x2x1x1xf32>) -> tensor<1x64x1x1xf32>
+  func.return %1 : tensor<1x64x1x1xf32>
+}
+
+// -----
+
+// So is a scale computed from constants only (FoldConstant has not run here).
+// FWD-LABEL: func.func @fwd_scale_computed_from_constants
+// FWD:         %[[S:.*]] = relay.sigmoid %c
+// FWD:         %[[W:.*]] = relay.multiply %w,
+// FWD-NEXT:    relay.nn.conv2d %x, %[[W]]
+func.func @fwd_scale_computed_from_constants(%x: tensor<1x2x1x1xf32>, %w: tensor<64x2x1x1xf32>) -> tensor<1x64x1x1xf32> {
+  %c = relay.constant dense<[[[2.0]], [[3.0]]]> : tensor<2x1x1xf32>
+  %s = relay.sigmoid %c : (tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
+  %0 = relay.multiply %x, %s : (tensor<1x2x1x1xf32>, tensor<2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  %1 = relay.nn.conv2d %0, %w : (tensor<1x2x1x1xf32>, tensor<64x2x1x1xf32>) -> tensor<1x64x1x1xf32>
+  func.return %1 : tensor<1x64x1x1xf32>
+}
+
+// -----
+
+// Backward: a computed scale after a conv is folded into a weight 32x smaller than
+// the output, and left as a multiply after a conv whose weight is larger.
+// BWD-LABEL: func.func @bwd_computed_scale
+// BWD:         %[[W:.*]] = relay.multiply %w1,
+// BWD-NEXT:    %[[C1:.*]] = relay.nn.conv2d %x, %[[W]]
+// BWD:         %[[C2:.*]] = relay.nn.conv2d %{{.*}}, %w2
+// BWD-NEXT:    relay.multiply %[[C2]], %s
+func.func @bwd_computed_scale(%x: tensor<1x4x32x32xf32>, %w1: tensor<4x4x1x1xf32>, %w2: tensor<4x4x1x1xf32>, %s: tensor<4x1x1xf32>) -> (tensor<1x4x32x32xf32>, tensor<1x4x1x1xf32>) {
+  %0 = relay.nn.conv2d %x, %w1 : (tensor<1x4x32x32xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x32x32xf32>
+  %1 = relay.multiply %0, %s : (tensor<1x4x32x32xf32>, tensor<4x1x1xf32>) -> tensor<1x4x32x32xf32>
+  %2 = relay.nn.global_avg_pool2d %x : (tensor<1x4x32x32xf32>) -> tensor<1x4x1x1xf32>
+  %3 = relay.nn.conv2d %2, %w2 : (tensor<1x4x1x1xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x1x1xf32>
+  %4 = relay.multiply %3, %s : (tensor<1x4x1x1xf32>, tensor<4x1x1xf32>) -> tensor<1x4x1x1xf32>
+  func.return %1, %4 : tensor<1x4x32x32xf32>, tensor<1x4x1x1xf32>
 }
