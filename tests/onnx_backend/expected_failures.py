@@ -516,12 +516,6 @@ EXPECTED: dict[str, Group] = {
             "test_bitcast_uint32_to_int32",
         ),
     ),
-    "not implemented yet: BlackmanWindow": Group(
-        (
-            "test_blackmanwindow",
-            "test_blackmanwindow_symmetric",
-        ),
-    ),
     "not implemented yet: CausalConvWithState": Group(
         (
             "test_causal_conv_with_state_b1_c1_degenerate",
@@ -608,18 +602,6 @@ EXPECTED: dict[str, Group] = {
             "test_gridsample_zeros_padding",
         ),
     ),
-    "not implemented yet: HammingWindow": Group(
-        (
-            "test_hammingwindow",
-            "test_hammingwindow_symmetric",
-        ),
-    ),
-    "not implemented yet: HannWindow": Group(
-        (
-            "test_hannwindow",
-            "test_hannwindow_symmetric",
-        ),
-    ),
     "not implemented yet: LinearAttention": Group(
         (
             "test_linear_attention_decode_step",
@@ -643,9 +625,6 @@ EXPECTED: dict[str, Group] = {
             "test_maxunpool_export_with_output_shape",
             "test_maxunpool_export_without_output_shape",
         ),
-    ),
-    "not implemented yet: MelWeightMatrix": Group(
-        ("test_melweightmatrix",),
     ),
     "not implemented yet: RoiAlign": Group(
         (
