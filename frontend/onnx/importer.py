@@ -43,6 +43,9 @@ from xrelay.frontend.onnx import (
     control_flow as control_flow,
 )
 from xrelay.frontend.onnx import (
+    dft as dft,
+)
+from xrelay.frontend.onnx import (
     elementwise as elementwise,
 )
 from xrelay.frontend.onnx import (
