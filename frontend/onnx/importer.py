@@ -49,6 +49,9 @@ from xrelay.frontend.onnx import (
     elementwise as elementwise,
 )
 from xrelay.frontend.onnx import (
+    glu as glu,
+)
+from xrelay.frontend.onnx import (
     indexing as indexing,
 )
 from xrelay.frontend.onnx import (

@@ -647,13 +647,6 @@ EXPECTED: dict[str, Group] = {
             "test_scan_sum",
         ),
     ),
-    "not implemented yet: SwiGLU": Group(
-        (
-            "test_swiglu",
-            "test_swiglu_alpha",
-            "test_swiglu_float16",
-        ),
-    ),
     "not implemented yet: TensorScatter": Group(
         (
             "test_tensorscatter",
