@@ -55,6 +55,9 @@ from xrelay.frontend.onnx import (
     indexing as indexing,
 )
 from xrelay.frontend.onnx import (
+    kv_cache as kv_cache,
+)
+from xrelay.frontend.onnx import (
     lp_pool as lp_pool,
 )
 from xrelay.frontend.onnx import (

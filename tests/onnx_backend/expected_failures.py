@@ -647,13 +647,6 @@ EXPECTED: dict[str, Group] = {
             "test_scan_sum",
         ),
     ),
-    "not implemented yet: TensorScatter": Group(
-        (
-            "test_tensorscatter",
-            "test_tensorscatter_3d",
-            "test_tensorscatter_circular",
-        ),
-    ),
     "not implemented yet: Upsample": Group(
         ("test_upsample_nearest",),
     ),
