@@ -37,6 +37,9 @@ from xrelay.frontend.onnx import (
     attention as attention,
 )
 from xrelay.frontend.onnx import (
+    bitcast as bitcast,
+)
+from xrelay.frontend.onnx import (
     bitwise as bitwise,
 )
 from xrelay.frontend.onnx import (

@@ -508,20 +508,6 @@ EXPECTED: dict[str, Group] = {
             "test_affine_grid_3d_align_corners",
         ),
     ),
-    "not implemented yet: BitCast": Group(
-        (
-            "test_bitcast_2d_float32_to_int32",
-            "test_bitcast_bool_to_uint8",
-            "test_bitcast_float32_to_int32",
-            "test_bitcast_float64_to_int64",
-            "test_bitcast_int32_to_float32",
-            "test_bitcast_int64_to_float64",
-            "test_bitcast_int8_to_uint8",
-            "test_bitcast_scalar_float32_to_int32",
-            "test_bitcast_uint16_to_int16",
-            "test_bitcast_uint32_to_int32",
-        ),
-    ),
     "not implemented yet: CausalConvWithState": Group(
         (
             "test_causal_conv_with_state_b1_c1_degenerate",
