@@ -46,6 +46,9 @@ from xrelay.frontend.onnx import (
     control_flow as control_flow,
 )
 from xrelay.frontend.onnx import (
+    det as det,
+)
+from xrelay.frontend.onnx import (
     dft as dft,
 )
 from xrelay.frontend.onnx import (

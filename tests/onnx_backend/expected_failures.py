@@ -552,12 +552,6 @@ EXPECTED: dict[str, Group] = {
             "test_deform_conv_with_multiple_offset_groups",
         ),
     ),
-    "not implemented yet: Det": Group(
-        (
-            "test_det_2d",
-            "test_det_nd",
-        ),
-    ),
     "not implemented yet: GridSample": Group(
         (
             "test_gridsample",
