@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import elementwise as ew
@@ -236,7 +237,7 @@ def _reinterpret(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     kb, src, dst = cx.kb, cx.operand(0).dtype, cx.out_dtype()
     value = read(cx, 0, idx)
     if src.kind == "b":
-        value = kb.result(arith.ExtUIOp(value, memory_type(src)))
+        value = kb.result(arith.ExtUIOp(value, IntegerType(8)))
     elif is_half(src):
         value = kb.result(arith.TruncFOp(value, memory_type(src)))
     if memory_type(src) != memory_type(dst):

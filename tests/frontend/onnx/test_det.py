@@ -26,7 +26,8 @@ def test_det_compiled(
     want = ReferenceEvaluator(draft).run(None, {"x": x})
     model = build_model(node, {"x": x}, output_values=want)
     (got,) = XrelayBackend.prepare(model).run([x])
-    assert got.shape == want[0].shape and got.dtype == np.float32
+    assert got.shape == want[0].shape
+    assert got.dtype == np.float32
     np.testing.assert_allclose(got, want[0], rtol=1e-5, atol=1e-5)
 
 
