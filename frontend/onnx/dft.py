@@ -33,6 +33,10 @@ from xrelay.frontend.onnx.graph import Node, Outputs, converter
 
 Array = np.ndarray[Any, Any]
 
+MAX_MATRIX = 1 << 24
+"""The most elements a transform's matrix may have (64 MiB in float32): a complex
+DFT of up to 2048 points."""
+
 
 def dft_matrix(
     length: int, n: int, complex_in: bool, inverse: bool, onesided: bool
@@ -115,6 +119,15 @@ def transform(
         x = node.op("transpose", [x], axes=perm)
     moved = node.shape(x)
     rows = node.reshape(x, [*moved[:-2], moved[-2] * moved[-1]])
+    outs = (n // 2 + 1 if onesided and not inverse else n) * (
+        1 if inverse and onesided else 2
+    )
+    if outs * length * shape[-1] > MAX_MATRIX:
+        raise ConversionError(
+            f"a DFT of length {n} over {length} points needs a "
+            f"{outs} x {length * shape[-1]} matrix, more than the "
+            f"{MAX_MATRIX} elements xrelay's matrix form allows (no FFT yet)"
+        )
     matrix = dft_matrix(length, n, shape[-1] == 2, inverse, onesided)
     out = node.op("nn.dense", [rows, node.const(matrix.astype(work))])
     c_out = 1 if inverse and onesided else 2

@@ -164,3 +164,39 @@ def test_stft_frame_longer_than_the_signal_is_an_error(build_model: Any) -> None
     )
     with pytest.raises(OnnxImportError, match="frame_length 5 must be in"):
         from_onnx(model)
+
+
+def test_too_long_a_dft_is_an_error(build_model: Any) -> None:
+    x = np.zeros((1, 4096, 2), F32)
+    node = helper.make_node("DFT", ["x"], ["y"], axis=1)
+    model = build_model(
+        node, {"x": x}, opset=19, output_values=[np.zeros((1, 4096, 2), F32)]
+    )
+    with pytest.raises(OnnxImportError, match="8192 x 8192 matrix, more than"):
+        from_onnx(model)
+
+
+def test_stft_window_shorter_than_the_frame(
+    run_onnx: RunOnnx, rng: np.random.Generator
+) -> None:
+    """The window's length sets the samples per frame, frame_length the DFT
+    length (zero padded) and the frame count."""
+    x = _signal(rng, (1, 30, 1))
+    inputs = {"x": x, "w": _signal(rng, (6,))}
+    inits = {"step": np.array(5, I64), "frame": np.array(8, I64)}
+    node = helper.make_node("STFT", ["x", "step", "w", "frame"], ["y"])
+    run_onnx(node, inputs, inits, rtol=1e-4, atol=1e-4)
+
+
+def test_compiled_stft_float64(build_model: Any, rng: np.random.Generator) -> None:
+    from onnx.reference import ReferenceEvaluator
+
+    x = rng.standard_normal((2, 50, 1))
+    inits = {"step": np.array(6, I64), "frame": np.array(11, I64)}
+    node = helper.make_node("STFT", ["x", "step", "", "frame"], ["y"], onesided=0)
+    draft = build_model(node, {"x": x}, inits)
+    ref = ReferenceEvaluator(draft).run(None, {"x": x})
+    model = build_model(node, {"x": x}, inits, output_values=ref)
+    (got,) = XrelayBackend.prepare(model).run([x])
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, ref[0], rtol=1e-10, atol=1e-10)
