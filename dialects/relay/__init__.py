@@ -28,6 +28,8 @@ from xrelay.dialects.relay.elementwise import *  # noqa: F403
 from xrelay.dialects.relay.elementwise import ELEMENTWISE_OPS
 from xrelay.dialects.relay.indexing import *  # noqa: F403
 from xrelay.dialects.relay.indexing import INDEXING_OPS
+from xrelay.dialects.relay.linalg import *  # noqa: F403
+from xrelay.dialects.relay.linalg import LINALG_OPS
 from xrelay.dialects.relay.nn import *  # noqa: F403
 from xrelay.dialects.relay.nn import CONTRIB_NN_OPS, NN_OPS
 from xrelay.dialects.relay.normalization import *  # noqa: F403
@@ -76,6 +78,7 @@ ALL_OPS: list[type[RelayOp]] = [
     *TRANSFORM_OPS,
     *INDEXING_OPS,
     *ALGORITHM_OPS,
+    *LINALG_OPS,
 ]
 """Every op of the dialect."""
 

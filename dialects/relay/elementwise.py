@@ -701,6 +701,47 @@ def _cast_array(x: Array, npd: np.dtype[Any]) -> Array:
 
 
 @irdl_op_definition
+class ReinterpretOp(RelayOp):
+    """The bits of each element of ``data`` read as ``dtype``, which has the same
+    width (numpy's ``view``; TVM's ``reinterpret``). A ``bool`` result is ``!= 0``
+    of its byte."""
+
+    name = "relay.reinterpret"
+    data = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    dtype = dtype_prop()
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        x = ranked(operand_types[0], "data")
+        src = numpy_dtype(x.get_element_type())
+        dst = numpy_dtype(self.dtype)
+        if src.itemsize != dst.itemsize:
+            raise TypeRelationError(
+                f"dtype {dst} has {dst.itemsize * 8} bits, data's {src} "
+                f"{src.itemsize * 8}: reinterpret needs equal widths"
+            )
+        return [tensor(x.get_shape(), self.dtype)]
+
+    def compute(self, *args: Any) -> Any:
+        dst = numpy_dtype(self.dtype)
+        x = np.asarray(args[0], order="C")
+        if dst.kind == "b":  # a byte other than 0 or 1 is True
+            return x.view(np.uint8) != 0
+        return x.view(dst)
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Element-wise: the result follows the operand."""
+        return elementwise_layouts(new_layouts, old_layouts)
+
+
+@irdl_op_definition
 class CastLikeOp(RelayOp):
     """``data`` converted to the dtype of ``like``."""
 
@@ -982,6 +1023,6 @@ ELEMENTWISE_OPS: list[type[RelayOp]] = [
     FastErfOp, SinOp, CosOp, AcosOp, AsinOp, AtanOp, AcoshOp, AsinhOp, AtanhOp,
     NegativeOp, AbsOp, SignOp, FloorOp, CeilOp, RoundOp, TruncOp,
     LogicalNotOp, CopyOp, ReluOp, LeakyReluOp, ClipOp,
-    CastOp, CastLikeOp, WhereOp, PReluOp, BiasAddOp,
+    CastOp, CastLikeOp, ReinterpretOp, WhereOp, PReluOp, BiasAddOp,
     ZerosOp, OnesOp, FullOp, ZerosLikeOp, OnesLikeOp, FullLikeOp,
 ]  # fmt: skip

@@ -1,7 +1,7 @@
 """Nodes without a converter whose inputs are all known at import time: evaluated
 by the ONNX reference implementation (``onnx.reference``) and replaced by constants.
 Transformer exports compute shapes and masks with such nodes (``Mod`` on shapes,
-``GatherElements`` on constant buffers, window functions of a constant size)."""
+``GatherElements`` on constant buffers)."""
 
 from __future__ import annotations
 

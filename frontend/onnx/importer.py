@@ -37,6 +37,9 @@ from xrelay.frontend.onnx import (
     attention as attention,
 )
 from xrelay.frontend.onnx import (
+    bitcast as bitcast,
+)
+from xrelay.frontend.onnx import (
     bitwise as bitwise,
 )
 from xrelay.frontend.onnx import (
@@ -46,10 +49,22 @@ from xrelay.frontend.onnx import (
     control_flow as control_flow,
 )
 from xrelay.frontend.onnx import (
+    det as det,
+)
+from xrelay.frontend.onnx import (
+    dft as dft,
+)
+from xrelay.frontend.onnx import (
     elementwise as elementwise,
 )
 from xrelay.frontend.onnx import (
+    glu as glu,
+)
+from xrelay.frontend.onnx import (
     indexing as indexing,
+)
+from xrelay.frontend.onnx import (
+    kv_cache as kv_cache,
 )
 from xrelay.frontend.onnx import (
     linear_attention as linear_attention,
@@ -101,6 +116,9 @@ from xrelay.frontend.onnx import (
 )
 from xrelay.frontend.onnx import (
     tensor as tensor,
+)
+from xrelay.frontend.onnx import (
+    windows as windows,
 )
 from xrelay.frontend.onnx.errors import ConversionError, OnnxImportError
 from xrelay.frontend.onnx.folding import fold_node

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import elementwise as ew
@@ -24,7 +25,14 @@ from xrelay.lowering.kernels import (
     identity_reads,
     pointwise,
 )
-from xrelay.lowering.scalar_types import DType, is_float, is_signed
+from xrelay.lowering.scalar_types import (
+    DType,
+    is_float,
+    is_half,
+    is_signed,
+    memory_type,
+    register_type,
+)
 
 BOOL: DType = np.dtype(np.bool_)
 
@@ -224,6 +232,25 @@ def _cast(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     return cx.kb.cast(read(cx, 0, idx), cx.operand(0).dtype, cx.out_dtype())
 
 
+@pointwise(ew.ReinterpretOp)
+def _reinterpret(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    """Register value -> its memory bits (float16 rounded to ``f16``, bool as a
+    byte) -> ``arith.bitcast`` -> the result's register value."""
+    kb, src, dst = cx.kb, cx.operand(0).dtype, cx.out_dtype()
+    value = read(cx, 0, idx)
+    if src.kind == "b":
+        value = kb.result(arith.ExtUIOp(value, IntegerType(8)))
+    elif is_half(src):
+        value = kb.result(arith.TruncFOp(value, memory_type(src)))
+    if memory_type(src) != memory_type(dst):
+        value = kb.result(arith.BitcastOp(value, memory_type(dst)))
+    if dst.kind == "b":
+        return kb.cmp("ne", value, kb.zero(np.dtype(np.uint8)), np.dtype(np.uint8))
+    if is_half(dst):
+        return kb.result(arith.ExtFOp(value, register_type(dst)))
+    return value
+
+
 @pointwise(ew.WhereOp)
 def _where(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     cond = read(cx, 0, idx)
@@ -252,6 +279,7 @@ def _bias_add(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
 
 
 identity_reads(ew.BinaryOp, ew.UnaryOp, ew.CastOp, ew.CastLikeOp, ew.WhereOp)
+identity_reads(ew.ReinterpretOp)
 identity_reads(ew.PReluOp, ew.BiasAddOp, operands=(0,))
 
 

@@ -215,6 +215,43 @@ def test_cast(rng: Gen, check: Check, case: Any):
     check(cases)
 
 
+REINTERPRET_PAIRS = [
+    ("float32", "int32"),
+    ("int32", "float32"),
+    ("float32", "uint32"),
+    ("uint32", "int32"),
+    ("float64", "int64"),
+    ("int64", "float64"),
+    ("float16", "int16"),
+    ("int16", "float16"),
+    ("int8", "uint8"),
+    ("uint8", "int8"),
+    ("bool", "uint8"),
+    ("uint8", "bool"),
+]
+
+
+@pytest.mark.parametrize(("src", "dst"), REINTERPRET_PAIRS)
+def test_reinterpret(rng: Gen, check: Check, case: Any, src: str, dst: str):
+    """Bit for bit as numpy's ``view`` (the float inputs are finite, the integer
+    inputs' bits include NaNs and infinities: compared with NaN equal)."""
+    Case = case
+    if src == "bool":
+        x = rng.integers(0, 2, (3, 5)).astype(bool)
+    elif np.dtype(src).kind in "iu":
+        info = np.iinfo(src)
+        x = rng.integers(info.min, info.max, (3, 5), dtype=src, endpoint=True)
+    else:
+        x = _array(rng, (3, 5), src) * 1000
+    scalar = np.asarray(x.reshape(-1)[0])
+    check(
+        [
+            Case(ew.ReinterpretOp, [x], {"dtype": dst}, rtol=0, atol=0),
+            Case(ew.ReinterpretOp, [scalar], {"dtype": dst}, rtol=0, atol=0),
+        ]
+    )
+
+
 def test_cast_like_and_where(rng: Gen, check: Check, case: Any):
     Case = case
     a_shape, b_shape = _broadcast_pair(rng)
@@ -284,7 +321,7 @@ def test_every_elementwise_op_is_tested():
     tested = {
         *ARITH, *COMPARE, *DIVISION, *TRANSCENDENTAL, *POSITIVE, *SIGNED, ew.PowerOp,
         *INVERSE, ew.LogicalAndOp, ew.LogicalOrOp, ew.LogicalNotOp, ew.LeakyReluOp, ew.ClipOp,
-        ew.CastOp, ew.CastLikeOp, ew.WhereOp, ew.PReluOp, ew.BiasAddOp, ew.ZerosOp,
+        ew.CastOp, ew.CastLikeOp, ew.ReinterpretOp, ew.WhereOp, ew.PReluOp, ew.BiasAddOp, ew.ZerosOp,
         ew.OnesOp, ew.FullOp, ew.ZerosLikeOp, ew.OnesLikeOp, ew.FullLikeOp,
     }  # fmt: skip
     missing = [op.name for op in ew.ELEMENTWISE_OPS if op not in tested]

@@ -122,6 +122,8 @@ def builder_module() -> ModuleOp:
             axis=3,
         ),
         relay.trilu(x, 1, upper=False),
+        relay.reinterpret(x, "int32"),
+        relay.det(x),
         nchwc,
     ]
     fn = relay.Function([x, w, i, g, b, m, v, xc, wc], relay.Tuple(parts))

@@ -71,9 +71,13 @@ else:
                  relay.variance(x, axis=1), relay.std(x, axis=1),
                  relay.nn.layer_norm(x, g, be),
                  relay.nn.l2_normalize(x, 1e-5, axis=[1]),
-                 relay.nn.conv2d_transpose(x, wt)]
+                 relay.nn.conv2d_transpose(x, wt), relay.det(x)]
     elif kind == "i":
         outs += [relay.negative(x)]
+same_width = {"float16": "int16", "float32": "int32", "float64": "int64",
+              "int8": "uint8", "int16": "float16", "int32": "float32",
+              "int64": "float64", "uint8": "bool", "bool": "uint8"}
+outs += [relay.reinterpret(x, same_width[dt])]
 mod = relay.IRModule.from_expr(relay.Function(params, relay.Tuple(outs)))
 libc = ctypes.CDLL(None)
 libm = ctypes.CDLL(ctypes.util.find_library("m"))

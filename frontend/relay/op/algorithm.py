@@ -63,4 +63,10 @@ def einsum(data: Sequence[ExprLike] | ExprLike, equation: str) -> Call:
     return call("einsum", [tuple_arg(data, "einsum")], equation=equation)
 
 
-__all__ = ["cumprod", "cumsum", "einsum", "topk"]
+def det(data: ExprLike) -> Call:
+    """The determinants of the matrices ``data [..., n, n]`` (numpy's
+    ``linalg.det``)."""
+    return call("det", [data])
+
+
+__all__ = ["cumprod", "cumsum", "det", "einsum", "topk"]

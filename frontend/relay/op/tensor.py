@@ -250,6 +250,11 @@ def cast(data: ExprLike, dtype: str) -> Call:
     return call("cast", [data], dtype=dtype)
 
 
+def reinterpret(data: ExprLike, dtype: str) -> Call:
+    """The bits of ``data``'s elements read as ``dtype`` of the same width."""
+    return call("reinterpret", [data], dtype=dtype)
+
+
 def cast_like(data: ExprLike, dtype_like: ExprLike) -> Call:
     """``data`` converted to the dtype of ``dtype_like``."""
     return call("cast_like", [data, dtype_like])

@@ -66,21 +66,21 @@ def unsupported_model() -> onnx.ModelProto:
     nodes = [
         helper.make_node("Relu", ["x"], ["a"], name="relu"),
         helper.make_node("NonZero", ["a"], ["nz"], name="nonzero_first"),
-        helper.make_node("Det", ["sq"], ["d"], name="det_first"),
+        helper.make_node("Unique", ["sq"], ["d"], name="unique_first"),
         helper.make_node("NonZero", ["a"], ["nz2"], name="nonzero_second"),
         helper.make_node("RandomNormalLike", ["x"], ["e"]),  # random: out of scope
         helper.make_node(
             "FusedConv", ["x"], ["f"], name="fused", domain="com.microsoft"
         ),
-        helper.make_node("Det", ["sq"], ["d2"], name="det_second"),
+        helper.make_node("Unique", ["sq"], ["d2"], name="unique_second"),
     ]
     outputs = [
         vi("nz", ["a", "b"], TensorProto.INT64),
-        vi("d", []),
+        vi("d", ["?"]),
         vi("e", [2, 2]),
         vi("f", ["?"]),
         vi("nz2", ["a", "b"], TensorProto.INT64),
-        vi("d2", []),
+        vi("d2", ["?"]),
     ]
     return model(
         nodes,
@@ -94,11 +94,11 @@ def test_unsupported_ops_are_all_listed_once() -> None:
     message = import_error(unsupported_model())
     assert "4 unsupported ONNX operators" in message
     assert "NonZero (first at node 'nonzero_first')" in message
-    assert "Det (first at node 'det_first')" in message
+    assert "Unique (first at node 'unique_first')" in message
     assert "RandomNormalLike (first at node #4)" in message  # unnamed: its index
     assert "com.microsoft.FusedConv (first at node 'fused')" in message
     assert "nonzero_second" not in message
-    assert "det_second" not in message
+    assert "unique_second" not in message
     assert message.count("NonZero") == 1
     assert "Relu" not in message
 
@@ -113,12 +113,12 @@ def test_unsupported_ops_in_a_file_name_the_file(tmp_path: Path) -> None:
 
 def test_single_unsupported_op() -> None:
     m = model(
-        [helper.make_node("Det", ["x"], ["y"], name="d")],
+        [helper.make_node("Unique", ["x"], ["y"], name="u")],
         [vi("x", [3, 3])],
-        [vi("y", [])],
+        [vi("y", ["?"])],
     )
     assert import_error(m).endswith(
-        "1 unsupported ONNX operator: Det (first at node 'd')"
+        "1 unsupported ONNX operator: Unique (first at node 'u')"
     )
 
 

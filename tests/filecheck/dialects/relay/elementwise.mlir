@@ -460,6 +460,19 @@ func.func @cast_like(%a: tensor<2x3xf32>, %b: tensor<1xf16>) -> tensor<2x3xf16> 
   func.return %r : tensor<2x3xf16>
 }
 
+// CHECK-LABEL: func.func @reinterpret
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "reinterpret"
+func.func @reinterpret(%a: tensor<2x3xf32>, %b: tensor<4xi1>, %c: tensor<f16>) -> (tensor<2x3xi32>, tensor<4xui8>, tensor<i16>) {
+  // CHECK-NEXT: %r = relay.reinterpret %a {dtype = i32} : (tensor<2x3xf32>) -> tensor<2x3xi32>
+  // CHECK-NEXT: %s = relay.reinterpret %b {dtype = ui8} : (tensor<4xi1>) -> tensor<4xui8>
+  // CHECK-NEXT: %t = relay.reinterpret %c {dtype = i16} : (tensor<f16>) -> tensor<i16>
+  // CHECK-GENERIC: "relay.reinterpret"(%a) <{dtype = i32}>
+  %r = relay.reinterpret %a {dtype = i32} : (tensor<2x3xf32>) -> tensor<2x3xi32>
+  %s = relay.reinterpret %b {dtype = ui8} : (tensor<4xi1>) -> tensor<4xui8>
+  %t = relay.reinterpret %c {dtype = i16} : (tensor<f16>) -> tensor<i16>
+  func.return %r, %s, %t : tensor<2x3xi32>, tensor<4xui8>, tensor<i16>
+}
+
 // CHECK-LABEL: func.func @where
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "where"
 func.func @where(%c: tensor<2x1xi1>, %a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {

@@ -469,3 +469,19 @@ func.func @f(%a: tensor<2x3xf32>, %v: tensor<2xf32>) -> tensor<2x3xf32> {
   %r = relay.full_like %a, %v : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
   func.return %r : tensor<2x3xf32>
 }
+
+// -----
+
+func.func @f(%a: tensor<2x3xf32>) -> tensor<2x3xi16> {
+  // CHECK: relay.reinterpret: dtype int16 has 16 bits, data's float32 32: reinterpret needs equal widths
+  %r = relay.reinterpret %a {dtype = i16} : (tensor<2x3xf32>) -> tensor<2x3xi16>
+  func.return %r : tensor<2x3xi16>
+}
+
+// -----
+
+func.func @f(%a: tensor<4xi1>) -> tensor<4xi32> {
+  // CHECK: relay.reinterpret: dtype int32 has 32 bits, data's bool 8: reinterpret needs equal widths
+  %r = relay.reinterpret %a {dtype = i32} : (tensor<4xi1>) -> tensor<4xi32>
+  func.return %r : tensor<4xi32>
+}
