@@ -87,6 +87,9 @@ from xrelay.frontend.onnx import (
 from xrelay.frontend.onnx import (
     tensor as tensor,
 )
+from xrelay.frontend.onnx import (
+    upsample as upsample,
+)
 from xrelay.frontend.onnx.errors import ConversionError, OnnxImportError
 from xrelay.frontend.onnx.folding import fold_node
 from xrelay.frontend.onnx.graph import (

@@ -696,9 +696,6 @@ EXPECTED: dict[str, Group] = {
             "test_tensorscatter_circular",
         ),
     ),
-    "not implemented yet: Upsample": Group(
-        ("test_upsample_nearest",),
-    ),
     "other attributes or forms not implemented": Group(
         (
             "test_maxpool_with_argmax_2d_precomputed_pads",
