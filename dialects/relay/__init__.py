@@ -26,6 +26,8 @@ from xrelay.dialects.relay.bitwise import *  # noqa: F403
 from xrelay.dialects.relay.bitwise import BITWISE_OPS
 from xrelay.dialects.relay.elementwise import *  # noqa: F403
 from xrelay.dialects.relay.elementwise import ELEMENTWISE_OPS
+from xrelay.dialects.relay.image import *  # noqa: F403
+from xrelay.dialects.relay.image import IMAGE_OPS
 from xrelay.dialects.relay.indexing import *  # noqa: F403
 from xrelay.dialects.relay.indexing import INDEXING_OPS
 from xrelay.dialects.relay.nn import *  # noqa: F403
@@ -76,6 +78,7 @@ ALL_OPS: list[type[RelayOp]] = [
     *TRANSFORM_OPS,
     *INDEXING_OPS,
     *ALGORITHM_OPS,
+    *IMAGE_OPS,
 ]
 """Every op of the dialect."""
 

@@ -46,6 +46,9 @@ from xrelay.frontend.onnx import (
     elementwise as elementwise,
 )
 from xrelay.frontend.onnx import (
+    grid_sample as grid_sample,
+)
+from xrelay.frontend.onnx import (
     indexing as indexing,
 )
 from xrelay.frontend.onnx import (

@@ -586,28 +586,6 @@ EXPECTED: dict[str, Group] = {
             "test_det_nd",
         ),
     ),
-    "not implemented yet: GridSample": Group(
-        (
-            "test_gridsample",
-            "test_gridsample_aligncorners_true",
-            "test_gridsample_bicubic",
-            "test_gridsample_bicubic_align_corners_0_additional_1",
-            "test_gridsample_bicubic_align_corners_1_additional_1",
-            "test_gridsample_bilinear",
-            "test_gridsample_bilinear_align_corners_0_additional_1",
-            "test_gridsample_bilinear_align_corners_1_additional_1",
-            "test_gridsample_border_padding",
-            "test_gridsample_nearest",
-            "test_gridsample_nearest_align_corners_0_additional_1",
-            "test_gridsample_nearest_align_corners_1_additional_1",
-            "test_gridsample_reflection_padding",
-            "test_gridsample_volumetric_bilinear_align_corners_0",
-            "test_gridsample_volumetric_bilinear_align_corners_1",
-            "test_gridsample_volumetric_nearest_align_corners_0",
-            "test_gridsample_volumetric_nearest_align_corners_1",
-            "test_gridsample_zeros_padding",
-        ),
-    ),
     "not implemented yet: HammingWindow": Group(
         (
             "test_hammingwindow",
