@@ -31,6 +31,9 @@ from xrelay.frontend.onnx import (
 
 # the converter modules register themselves in CONVERTERS
 from xrelay.frontend.onnx import (
+    affine_grid as affine_grid,
+)
+from xrelay.frontend.onnx import (
     algorithm as algorithm,
 )
 from xrelay.frontend.onnx import (

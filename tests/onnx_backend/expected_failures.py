@@ -494,14 +494,6 @@ EXPECTED: dict[str, Group] = {
     "numerics: float16 results differ beyond the test's rtol (not investigated yet)": Group(
         ("test_causal_conv_with_state_silu_fp16_expanded",),
     ),
-    "not implemented yet: AffineGrid": Group(
-        (
-            "test_affine_grid_2d",
-            "test_affine_grid_2d_align_corners",
-            "test_affine_grid_3d",
-            "test_affine_grid_3d_align_corners",
-        ),
-    ),
     "not implemented yet: BitCast": Group(
         (
             "test_bitcast_2d_float32_to_int32",
