@@ -541,15 +541,6 @@ EXPECTED: dict[str, Group] = {
             "test_center_crop_pad_pad",
         ),
     ),
-    "not implemented yet: Col2Im": Group(
-        (
-            "test_col2im",
-            "test_col2im_5d",
-            "test_col2im_dilations",
-            "test_col2im_pads",
-            "test_col2im_strides",
-        ),
-    ),
     "not implemented yet: DFT": Group(
         (
             "test_dft",
