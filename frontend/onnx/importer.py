@@ -43,6 +43,9 @@ from xrelay.frontend.onnx import (
     bitwise as bitwise,
 )
 from xrelay.frontend.onnx import (
+    center_crop_pad as center_crop_pad,
+)
+from xrelay.frontend.onnx import (
     col2im as col2im,
 )
 from xrelay.frontend.onnx import (

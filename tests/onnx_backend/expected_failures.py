@@ -531,16 +531,6 @@ EXPECTED: dict[str, Group] = {
             "test_causal_conv_with_state_with_past_state",
         ),
     ),
-    "not implemented yet: CenterCropPad": Group(
-        (
-            "test_center_crop_pad_crop",
-            "test_center_crop_pad_crop_and_pad",
-            "test_center_crop_pad_crop_axes_chw",
-            "test_center_crop_pad_crop_axes_hwc",
-            "test_center_crop_pad_crop_negative_axes_hwc",
-            "test_center_crop_pad_pad",
-        ),
-    ),
     "not implemented yet: DFT": Group(
         (
             "test_dft",
