@@ -70,6 +70,9 @@ from xrelay.frontend.onnx import (
     math_ops as math_ops,
 )
 from xrelay.frontend.onnx import (
+    max_unpool as max_unpool,
+)
+from xrelay.frontend.onnx import (
     nn as nn,
 )
 from xrelay.frontend.onnx import (

@@ -589,12 +589,6 @@ EXPECTED: dict[str, Group] = {
             "test_linear_attention_prefill_with_past",
         ),
     ),
-    "not implemented yet: MaxUnpool": Group(
-        (
-            "test_maxunpool_export_with_output_shape",
-            "test_maxunpool_export_without_output_shape",
-        ),
-    ),
     "not implemented yet: MelWeightMatrix": Group(
         ("test_melweightmatrix",),
     ),
