@@ -65,6 +65,8 @@ from xrelay.dialects.relay.structural import (
 )
 from xrelay.dialects.relay.transform import *  # noqa: F403
 from xrelay.dialects.relay.transform import TRANSFORM_OPS
+from xrelay.dialects.relay.vision import *  # noqa: F403
+from xrelay.dialects.relay.vision import VISION_OPS
 
 ALL_OPS: list[type[RelayOp]] = [
     *STRUCTURAL_OPS,
@@ -79,6 +81,7 @@ ALL_OPS: list[type[RelayOp]] = [
     *INDEXING_OPS,
     *ALGORITHM_OPS,
     *IMAGE_OPS,
+    *VISION_OPS,
 ]
 """Every op of the dialect."""
 

@@ -94,6 +94,9 @@ from xrelay.frontend.onnx import (
     rnn as rnn,
 )
 from xrelay.frontend.onnx import (
+    roi_align as roi_align,
+)
+from xrelay.frontend.onnx import (
     rotary as rotary,
 )
 from xrelay.frontend.onnx import (

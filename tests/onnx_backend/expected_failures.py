@@ -592,13 +592,6 @@ EXPECTED: dict[str, Group] = {
     "not implemented yet: MelWeightMatrix": Group(
         ("test_melweightmatrix",),
     ),
-    "not implemented yet: RoiAlign": Group(
-        (
-            "test_roialign_aligned_false",
-            "test_roialign_aligned_true",
-            "test_roialign_mode_max",
-        ),
-    ),
     "not implemented yet: STFT": Group(
         (
             "test_stft",
