@@ -52,6 +52,9 @@ from xrelay.frontend.onnx import (
     control_flow as control_flow,
 )
 from xrelay.frontend.onnx import (
+    deform_conv as deform_conv,
+)
+from xrelay.frontend.onnx import (
     elementwise as elementwise,
 )
 from xrelay.frontend.onnx import (

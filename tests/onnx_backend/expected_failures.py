@@ -545,14 +545,6 @@ EXPECTED: dict[str, Group] = {
             "test_dft_rfft_opset19",
         ),
     ),
-    "not implemented yet: DeformConv": Group(
-        (
-            "test_basic_deform_conv_with_padding",
-            "test_basic_deform_conv_without_padding",
-            "test_deform_conv_with_mask_bias",
-            "test_deform_conv_with_multiple_offset_groups",
-        ),
-    ),
     "not implemented yet: Det": Group(
         (
             "test_det_2d",
