@@ -633,7 +633,6 @@ EXPECTED: dict[str, Group] = {
             "test_optional_get_element_optional_tensor",
             "test_optional_has_element_optional_input",
             "test_optional_has_element_tensor_input",
-            "test_wrap_pad",
         ),
     ),
 }
