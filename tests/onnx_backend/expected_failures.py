@@ -628,8 +628,6 @@ EXPECTED: dict[str, Group] = {
     ),
     "other attributes or forms not implemented": Group(
         (
-            "test_maxpool_with_argmax_2d_precomputed_pads",
-            "test_maxpool_with_argmax_2d_precomputed_strides",
             "test_optional_get_element_optional_tensor",
             "test_optional_has_element_optional_input",
             "test_optional_has_element_tensor_input",
