@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from xdsl.ir import SSAValue
@@ -19,10 +20,12 @@ from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node
 
 
-def _lowest(dtype: np.dtype[np.generic]) -> float | int:
+def _lowest(dtype: np.dtype[Any]) -> float | int:
     if dtype.kind == "f":
         return -np.inf
-    return int(np.iinfo(dtype).min)
+    if dtype.kind == "b":
+        return 0
+    return int(np.iinfo(dtype.type).min)
 
 
 def max_pool_indices(

@@ -62,6 +62,7 @@ class _Axis:
         self.start = start
         self.bin = kb.div(length, kb.const(pooled, dt), dt)
         self.adaptive = ratio <= 0
+        self.ratio = max(ratio, 1)
         if self.adaptive:
             raw = kb.math("ceil", self.bin)
             self.count_f = _clamp_count(kb, raw, kb.const(vision.GRID_CAP, dt), dt)
@@ -102,7 +103,7 @@ class _Axis:
     ) -> tuple[SSAValue, Index, Index, SSAValue, SSAValue]:
         """``(inside, low, high, weight of low, weight of high)`` of sample ``i``."""
         kb, dt = self.kb, self.dt
-        grid = self.grid_f if self.adaptive else kb.const(self.grid, dt)
+        grid = self.grid_f if self.adaptive else kb.const(self.ratio, dt)
         step = kb.div(
             kb.mul(kb.add(_float(kb, i, dt), kb.const(0.5, dt)), self.bin), grid, dt
         )
