@@ -858,6 +858,7 @@ class KernelBuilder:
         "floor": xmath.FloorOp,
         "ceil": xmath.CeilOp,
         "round": xmath.RoundOp,
+        "roundeven": xmath.RoundEvenOp,
         "trunc": xmath.TruncOp,
         "powf": xmath.PowFOp,
         "copysign": xmath.CopySignOp,

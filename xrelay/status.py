@@ -28,6 +28,7 @@ CHECKS: dict[int, str] = {
     3: "relay.gather_nd",
     4: "relay.scatter_nd",
     5: "relay.scatter_elements",
+    21: "relay.vision.roi_align",
 }
 """Status code → the op whose check failed. 0 means no failure."""
 

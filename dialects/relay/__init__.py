@@ -26,6 +26,8 @@ from xrelay.dialects.relay.bitwise import *  # noqa: F403
 from xrelay.dialects.relay.bitwise import BITWISE_OPS
 from xrelay.dialects.relay.elementwise import *  # noqa: F403
 from xrelay.dialects.relay.elementwise import ELEMENTWISE_OPS
+from xrelay.dialects.relay.image import *  # noqa: F403
+from xrelay.dialects.relay.image import IMAGE_OPS
 from xrelay.dialects.relay.indexing import *  # noqa: F403
 from xrelay.dialects.relay.indexing import INDEXING_OPS
 from xrelay.dialects.relay.linalg import *  # noqa: F403
@@ -65,6 +67,8 @@ from xrelay.dialects.relay.structural import (
 )
 from xrelay.dialects.relay.transform import *  # noqa: F403
 from xrelay.dialects.relay.transform import TRANSFORM_OPS
+from xrelay.dialects.relay.vision import *  # noqa: F403
+from xrelay.dialects.relay.vision import VISION_OPS
 
 ALL_OPS: list[type[RelayOp]] = [
     *STRUCTURAL_OPS,
@@ -79,6 +83,8 @@ ALL_OPS: list[type[RelayOp]] = [
     *INDEXING_OPS,
     *ALGORITHM_OPS,
     *LINALG_OPS,
+    *IMAGE_OPS,
+    *VISION_OPS,
 ]
 """Every op of the dialect."""
 

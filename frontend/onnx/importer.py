@@ -31,6 +31,9 @@ from xrelay.frontend.onnx import (
 
 # the converter modules register themselves in CONVERTERS
 from xrelay.frontend.onnx import (
+    affine_grid as affine_grid,
+)
+from xrelay.frontend.onnx import (
     algorithm as algorithm,
 )
 from xrelay.frontend.onnx import (
@@ -46,7 +49,16 @@ from xrelay.frontend.onnx import (
     causal_conv as causal_conv,
 )
 from xrelay.frontend.onnx import (
+    center_crop_pad as center_crop_pad,
+)
+from xrelay.frontend.onnx import (
+    col2im as col2im,
+)
+from xrelay.frontend.onnx import (
     control_flow as control_flow,
+)
+from xrelay.frontend.onnx import (
+    deform_conv as deform_conv,
 )
 from xrelay.frontend.onnx import (
     det as det,
@@ -59,6 +71,9 @@ from xrelay.frontend.onnx import (
 )
 from xrelay.frontend.onnx import (
     glu as glu,
+)
+from xrelay.frontend.onnx import (
+    grid_sample as grid_sample,
 )
 from xrelay.frontend.onnx import (
     indexing as indexing,
@@ -77,6 +92,9 @@ from xrelay.frontend.onnx import (
 )
 from xrelay.frontend.onnx import (
     math_ops as math_ops,
+)
+from xrelay.frontend.onnx import (
+    max_unpool as max_unpool,
 )
 from xrelay.frontend.onnx import (
     nn as nn,
@@ -106,6 +124,9 @@ from xrelay.frontend.onnx import (
     rnn as rnn,
 )
 from xrelay.frontend.onnx import (
+    roi_align as roi_align,
+)
+from xrelay.frontend.onnx import (
     rotary as rotary,
 )
 from xrelay.frontend.onnx import (
@@ -116,6 +137,9 @@ from xrelay.frontend.onnx import (
 )
 from xrelay.frontend.onnx import (
     tensor as tensor,
+)
+from xrelay.frontend.onnx import (
+    upsample as upsample,
 )
 from xrelay.frontend.onnx import (
     windows as windows,

@@ -17,6 +17,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node, Outputs, converter
+from xrelay.frontend.onnx.pool_indices import max_pool_indices
 from xrelay.frontend.onnx.volumetric import conv3d, conv_transpose3d, pool3d_depth
 
 # ---------------------------------------------------------------------------------------
@@ -476,9 +477,8 @@ def pool(node: Node) -> Outputs:
     window than ONNX (a last window starting in the end padding), the extra one is
     sliced off."""
     is_max = node.op_type == "MaxPool"
-    if is_max and node.output_used(1):
-        raise ConversionError("the Indices output is not supported")
     x = node.input(0)
+    source = x
     n = _spatial_rank(node, x, "pooling", 3)
     kernel = node.attr_ints("kernel_shape")
     if len(kernel) != n:
@@ -535,6 +535,10 @@ def pool(node: Node) -> Outputs:
             o3[0],
             bool(node.attr_int("count_include_pad", 0)),
         )
+    if is_max and node.output_used(1):
+        k_, s_, d_, b_, _, o_ = full
+        order = node.attr_int("storage_order", 0)
+        return [out, max_pool_indices(node, source, k_, s_, d_, b_, o_, order)]
     return out
 
 

@@ -241,7 +241,7 @@ def resize(node: Node) -> Outputs:
             idx = nearest_indices(coords, nearest_mode, size)
             out = node.op("take", [out, node.const(idx)], axis=ax)
         elif mode == "linear" and not antialias and not exclude:
-            out = _linear(node, out, ax, coords, size)
+            out = linear_along(node, out, ax, coords, size)
         else:
             idx, w = neighbour_weights(coords, size, mode, scale, a, antialias)
             out = _blend(node, out, ax, idx, w, size, exclude)
@@ -298,7 +298,9 @@ def _blend(
     return out
 
 
-def _linear(node: Node, x: SSAValue, axis: int, coords: Array, size: int) -> SSAValue:
+def linear_along(
+    node: Node, x: SSAValue, axis: int, coords: Array, size: int
+) -> SSAValue:
     """Linear interpolation along ``axis`` at ``coords``."""
     base = np.floor(coords)
     t = coords - base

@@ -19,6 +19,7 @@ from xdsl.ir import SSAValue
 
 from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node, Outputs, converter, numpy_dtype_of
+from xrelay.frontend.onnx.pad_wrap import wrap_pad
 
 
 def _axes_input(
@@ -299,14 +300,14 @@ def tile(node: Node) -> Outputs:
 @converter("Pad")
 def pad(node: Node) -> Outputs:
     """``nn.pad`` (modes constant, edge, reflect); negative pads crop with
-    ``strided_slice``."""
+    ``strided_slice``; ``wrap`` is :func:`.pad_wrap.wrap_pad`."""
     x = node.input(0)
     shape = node.shape(x)
     rank = len(shape)
     mode = node.attr_str("mode", "constant")
-    if mode not in ("constant", "edge", "reflect"):
+    if mode not in ("constant", "edge", "reflect", "wrap"):
         raise ConversionError(
-            f"mode '{mode}' is not supported (constant, edge, reflect)"
+            f"mode '{mode}' is not supported (constant, edge, reflect, wrap)"
         )
     value: SSAValue | None = None
     if node.opset >= 11:
@@ -327,6 +328,8 @@ def pad(node: Node) -> Outputs:
     widths = [[0, 0] for _ in range(rank)]
     for k, a in enumerate(axes):
         widths[a] = [pads[k], pads[k + n]]
+    if mode == "wrap":
+        return wrap_pad(node, x, widths)
     if value is None:
         value = node.scalar(0, x)
     elif node.shape(value) != ():

@@ -40,7 +40,9 @@ from xrelay.frontend.relay.expr import var as var
 from xrelay.frontend.relay.function import Function as Function
 from xrelay.frontend.relay.function_view import FunctionView as FunctionView
 from xrelay.frontend.relay.module import IRModule as IRModule
+from xrelay.frontend.relay.op import image as image
 from xrelay.frontend.relay.op import nn as nn
+from xrelay.frontend.relay.op import vision as vision
 from xrelay.frontend.relay.op.algorithm import *  # noqa: F403
 from xrelay.frontend.relay.op.bitwise import *  # noqa: F403
 from xrelay.frontend.relay.op.indexing import *  # noqa: F403

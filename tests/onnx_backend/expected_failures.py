@@ -458,87 +458,11 @@ EXPECTED: dict[str, Group] = {
             "test_unique_sorted_without_axis",
         ),
     ),
-    "not implemented yet: AffineGrid": Group(
-        (
-            "test_affine_grid_2d",
-            "test_affine_grid_2d_align_corners",
-            "test_affine_grid_3d",
-            "test_affine_grid_3d_align_corners",
-        ),
-    ),
-    "not implemented yet: CenterCropPad": Group(
-        (
-            "test_center_crop_pad_crop",
-            "test_center_crop_pad_crop_and_pad",
-            "test_center_crop_pad_crop_axes_chw",
-            "test_center_crop_pad_crop_axes_hwc",
-            "test_center_crop_pad_crop_negative_axes_hwc",
-            "test_center_crop_pad_pad",
-        ),
-    ),
-    "not implemented yet: Col2Im": Group(
-        (
-            "test_col2im",
-            "test_col2im_5d",
-            "test_col2im_dilations",
-            "test_col2im_pads",
-            "test_col2im_strides",
-        ),
-    ),
-    "not implemented yet: DeformConv": Group(
-        (
-            "test_basic_deform_conv_with_padding",
-            "test_basic_deform_conv_without_padding",
-            "test_deform_conv_with_mask_bias",
-            "test_deform_conv_with_multiple_offset_groups",
-        ),
-    ),
-    "not implemented yet: GridSample": Group(
-        (
-            "test_gridsample",
-            "test_gridsample_aligncorners_true",
-            "test_gridsample_bicubic",
-            "test_gridsample_bicubic_align_corners_0_additional_1",
-            "test_gridsample_bicubic_align_corners_1_additional_1",
-            "test_gridsample_bilinear",
-            "test_gridsample_bilinear_align_corners_0_additional_1",
-            "test_gridsample_bilinear_align_corners_1_additional_1",
-            "test_gridsample_border_padding",
-            "test_gridsample_nearest",
-            "test_gridsample_nearest_align_corners_0_additional_1",
-            "test_gridsample_nearest_align_corners_1_additional_1",
-            "test_gridsample_reflection_padding",
-            "test_gridsample_volumetric_bilinear_align_corners_0",
-            "test_gridsample_volumetric_bilinear_align_corners_1",
-            "test_gridsample_volumetric_nearest_align_corners_0",
-            "test_gridsample_volumetric_nearest_align_corners_1",
-            "test_gridsample_zeros_padding",
-        ),
-    ),
-    "not implemented yet: MaxUnpool": Group(
-        (
-            "test_maxunpool_export_with_output_shape",
-            "test_maxunpool_export_without_output_shape",
-        ),
-    ),
-    "not implemented yet: RoiAlign": Group(
-        (
-            "test_roialign_aligned_false",
-            "test_roialign_aligned_true",
-            "test_roialign_mode_max",
-        ),
-    ),
-    "not implemented yet: Upsample": Group(
-        ("test_upsample_nearest",),
-    ),
     "other attributes or forms not implemented": Group(
         (
-            "test_maxpool_with_argmax_2d_precomputed_pads",
-            "test_maxpool_with_argmax_2d_precomputed_strides",
             "test_optional_get_element_optional_tensor",
             "test_optional_has_element_optional_input",
             "test_optional_has_element_tensor_input",
-            "test_wrap_pad",
         ),
     ),
     "numerics: the expected imaginary parts are float32 FFT rounding noise (1.9e-7, exactly 0) beyond the test's atol 1e-7": Group(

@@ -4,7 +4,9 @@ signature and defaults. ``relay.nn`` is :mod:`xrelay.frontend.relay.op.nn`."""
 from __future__ import annotations
 
 from xrelay.frontend.relay.expr import Op
+from xrelay.frontend.relay.op import image as image
 from xrelay.frontend.relay.op import nn as nn
+from xrelay.frontend.relay.op import vision as vision
 from xrelay.frontend.relay.op.algorithm import *  # noqa: F403
 from xrelay.frontend.relay.op.bitwise import *  # noqa: F403
 from xrelay.frontend.relay.op.indexing import *  # noqa: F403

@@ -244,16 +244,19 @@ def test_unsupported_resize_mode() -> None:
     assert "node 'up' (Resize): mode 'bicubic' is not supported" in import_error(m)
 
 
-def test_used_unsupported_output() -> None:
+def test_used_output_in_an_unsupported_form() -> None:
     node = helper.make_node(
-        "MaxPool", ["x"], ["y", "idx"], kernel_shape=[2, 2], name="mp"
+        "MaxPool", ["x"], ["y", "idx"], kernel_shape=[2], storage_order=1, name="mp"
     )
     m = model(
         [node],
-        [vi("x", [1, 1, 4, 4])],
-        [vi("y", [1, 1, 2, 2]), vi("idx", [1, 1, 2, 2], TensorProto.INT64)],
+        [vi("x", [1, 1, 4])],
+        [vi("y", [1, 1, 3]), vi("idx", [1, 1, 3], TensorProto.INT64)],
     )
-    assert "node 'mp' (MaxPool): the Indices output is not supported" in import_error(m)
+    assert (
+        "node 'mp' (MaxPool): storage_order=1 is not supported (0, or 1 for 2-D pools)"
+        in import_error(m)
+    )
 
 
 def test_unsupported_input_dtype() -> None:

@@ -1,0 +1,253 @@
+"""Vision ops (Relay's ``vision.*``): ``vision.roi_align``.
+
+``vision.roi_align(data, rois)`` pools each region of interest of ``NCHW`` data to
+``pooled_size``: ``rois`` is ``[R, 5]``, a row ``(batch index, x1, y1, x2, y2)`` in
+input coordinates scaled by ``spatial_scale`` (Relay's form; the batch index is a
+float holding an integer). Each output bin averages (``mode="avg"``) or takes the
+largest of (``"max"``) ``gh x gw`` bilinear samples at the centres of a regular grid
+in the bin; ``gh = sample_ratio`` when positive, else ``ceil(roi_height /
+pooled_height)`` (adaptive, likewise ``gw``). The semantics are ONNX's ``RoiAlign``
+(its reference evaluator's, in the data's float type):
+
+* ``aligned=False`` (Relay's and ONNX's ``output_half_pixel``): no pixel offset, and
+  a region smaller than 1x1 is widened to 1x1; ``aligned=True`` (ONNX's
+  ``half_pixel``): coordinates shifted by -0.5, no widening;
+* a sample outside ``[-1, H] x [-1, W]`` is 0; inside, it is clamped to the data and
+  interpolated from its 4 neighbours; ``max`` takes the largest of the 4 weighted
+  neighbours, then of the samples;
+* an average divides by ``gh * gw`` (at least 1); a bin without samples is 0.
+
+A batch index (truncated toward zero) outside ``[0, N)`` (or not a number) fails the run
+(:class:`~xrelay.status.IndexOutOfRangeError`). The samples outside the data are
+never visited one by one: with an adaptive grid, only a window of rows (columns) that
+can be inside is (at most ``2 H + 6``), so a huge region costs no more than the data
+-- and its outside samples still count in the divisor and as 0 in the max.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from xdsl.ir import Attribute
+from xdsl.irdl import irdl_op_definition, operand_def, result_def
+
+from xrelay.dialects.relay.base import (
+    ANY_TENSOR,
+    DYN,
+    FORMAT,
+    Array,
+    OpPattern,
+    RelayOp,
+    TypeRelationError,
+    bool_prop,
+    float_prop,
+    get_bool,
+    get_float,
+    get_int,
+    get_ints,
+    get_str,
+    int_prop,
+    ints_prop,
+    ranked,
+    same_elem,
+    str_prop,
+    tensor,
+)
+from xrelay.dialects.relay.dtypes import is_float
+from xrelay.status import index_error
+
+ROI_ALIGN_MODES = ("avg", "max")
+GRID_CAP = 2.0**40
+"""Adaptive sample counts are clamped to this before they become integers (the
+divisor keeps the float count)."""
+
+
+def window_bound(size: int) -> int:
+    """The most rows (columns) of an adaptive sample grid that can be inside
+    ``[-1, size]``: the spacing of adaptive samples is at least 0.5."""
+    return 2 * size + 6
+
+
+def sample_window(
+    base: float, spacing: float, grid: int, size: int, adaptive: bool
+) -> tuple[int, int]:
+    """The samples ``[lo, hi)`` of one bin's row (column) to visit: all of them for a
+    fixed grid, else a window holding every sample that can be inside ``[-1, size]``
+    (:func:`window_bound` of them, starting one before the first)."""
+    if not adaptive or grid <= 0:
+        return 0, max(grid, 0)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        first = np.floor((-1.0 - np.float64(base)) / np.float64(spacing) - 0.5) - 1.0
+    lo = int(min(first, float(grid))) if first > 0 else 0  # NaN: 0
+    return lo, min(grid, lo + window_bound(size))
+
+
+def batch_index(b: Any) -> int:
+    """A row's batch index: truncated toward zero; -1 (out of range) for NaN and
+    values beyond +-2**62."""
+    return int(b) if b == b and abs(b) < 2.0**62 else -1
+
+
+def _axis_sample(pos: Any, size: int, dt: Any) -> tuple[bool, int, int, Any, Any]:
+    """``(inside, low, high, weight of low, weight of high)`` of one sample
+    coordinate (the reference's clamping)."""
+    if not (pos >= -1.0 and pos <= size):  # NaN is outside too
+        return False, 0, 0, dt(0), dt(0)
+    pos = max(pos, dt(0))
+    low = int(pos)
+    if low >= size - 1:
+        low = high = size - 1
+        pos = dt(low)
+    else:
+        high = low + 1
+    frac = dt(pos - dt(low))
+    return True, low, high, dt(1) - frac, frac
+
+
+def roi_align(
+    data: Array,
+    rois: Array,
+    pooled: tuple[int, int],
+    scale: float,
+    ratio: int,
+    mode: str,
+    aligned: bool,
+    name: str = "relay.vision.roi_align",
+) -> Array:
+    """The reference semantics of ``vision.roi_align`` (module docstring)."""
+    n, c, h, w = data.shape
+    dt = np.float64 if data.dtype == np.float64 else np.float32
+    x = data.astype(dt)
+    ph, pw = pooled
+    out = np.zeros((rois.shape[0], c, ph, pw), dt)
+    for r, roi in enumerate(rois.astype(dt)):
+        bi = batch_index(roi[0])
+        if not 0 <= bi < n:
+            raise index_error(name, bi, n)
+        offset = dt(0.5 if aligned else 0.0)
+        sx, sy, ex, ey = (v * dt(scale) - offset for v in roi[1:])
+        rw, rh = ex - sx, ey - sy
+        if not aligned:
+            rw, rh = max(rw, dt(1)), max(rh, dt(1))
+        bh, bw = dt(rh / dt(ph)), dt(rw / dt(pw))
+        grids: list[float] = []
+        for roi_len, p in ((rh, ph), (rw, pw)):
+            g = float(np.ceil(dt(roi_len / dt(p)))) if ratio <= 0 else float(ratio)
+            grids.append(g if g == g else 0.0)
+        gh_f, gw_f = grids
+        gh = int(min(max(gh_f, 0.0), GRID_CAP))
+        gw = int(min(max(gw_f, 0.0), GRID_CAP))
+        count = dt(max(float(gh) * float(gw), 1.0)) if gh > 0 and gw > 0 else dt(1)
+        image = x[bi]
+        for i in range(ph):
+            base_y = sy + dt(i) * bh
+            ylo, yhi = sample_window(
+                float(base_y), float(bh / dt(max(gh, 1))), gh, h, ratio <= 0
+            )
+            for j in range(pw):
+                base_x = sx + dt(j) * bw
+                xlo, xhi = sample_window(
+                    float(base_x), float(bw / dt(max(gw, 1))), gw, w, ratio <= 0
+                )
+                partial = yhi - ylo < gh or xhi - xlo < gw
+                empty = gh == 0 or gw == 0
+                if mode == "avg":
+                    acc = np.zeros(c, dt)
+                else:
+                    fill = 0 if partial or empty else -np.inf
+                    acc = np.full(c, fill, dt)
+                for iy in range(ylo, yhi):
+                    yy = base_y + dt(iy + 0.5) * bh / dt(gh)
+                    for ix in range(xlo, xhi):
+                        xx = base_x + dt(ix + 0.5) * bw / dt(gw)
+                        oky, y0, y1, hy, ly = _axis_sample(yy, h, dt)
+                        okx, x0, x1, hx, lx = _axis_sample(xx, w, dt)
+                        if oky and okx:
+                            ws = (hy * hx, hy * lx, ly * hx, ly * lx)
+                            vs = (
+                                image[:, y0, x0],
+                                image[:, y0, x1],
+                                image[:, y1, x0],
+                                image[:, y1, x1],
+                            )
+                        else:
+                            ws = (dt(0),) * 4
+                            vs = (np.zeros(c, dt),) * 4
+                        terms = [wk * vk for wk, vk in zip(ws, vs, strict=True)]
+                        if mode == "avg":
+                            acc = acc + (((terms[0] + terms[1]) + terms[2]) + terms[3])
+                        else:
+                            val = np.maximum(
+                                np.maximum(terms[0], terms[1]),
+                                np.maximum(terms[2], terms[3]),
+                            )
+                            acc = np.maximum(acc, val)
+                out[r, :, i, j] = acc / count if mode == "avg" else acc
+    return out.astype(data.dtype)
+
+
+@irdl_op_definition
+class RoiAlignOp(RelayOp):
+    """Region-of-interest pooling by bilinear samples (module docstring); the result
+    is ``[R, C, pooled_size[0], pooled_size[1]]``."""
+
+    name = "relay.vision.roi_align"
+    data = operand_def(ANY_TENSOR)
+    rois = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    pooled_size = ints_prop()
+    spatial_scale = float_prop()
+    sample_ratio = int_prop(-1)
+    layout = str_prop("NCHW")
+    mode = str_prop("avg")
+    aligned = bool_prop(False)
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        x = ranked(operand_types[0], "data")
+        rois = ranked(operand_types[1], "rois")
+        elem = same_elem([x, rois], ["data", "rois"])
+        if not is_float(elem):
+            raise TypeRelationError(f"data must be a float tensor, got {x}")
+        if get_str(self.layout) != "NCHW":
+            raise TypeRelationError(
+                f'layout "{get_str(self.layout)}" is not supported (NCHW)'
+            )
+        if get_str(self.mode) not in ROI_ALIGN_MODES:
+            raise TypeRelationError(f'unknown mode "{get_str(self.mode)}" (avg or max)')
+        pooled = get_ints(self.pooled_size)
+        if len(pooled) != 2 or min(pooled) < 1:
+            raise TypeRelationError(
+                f"pooled_size must be 2 positive ints, got {list(pooled)}"
+            )
+        xs, rs = x.get_shape(), rois.get_shape()
+        if len(xs) != 4:
+            raise TypeRelationError(f"data must be NCHW (rank 4), got {x}")
+        if 0 in xs[2:]:
+            raise TypeRelationError(f"data has an empty spatial axis: {x}")
+        if len(rs) != 2 or rs[1] not in (5, DYN):
+            raise TypeRelationError(
+                f"rois must be [R, 5] (batch index, x1, y1, x2, y2), got {rois}"
+            )
+        return [tensor([rs[0], xs[1], *pooled], elem)]
+
+    def compute(self, *args: Any) -> Any:
+        pooled = get_ints(self.pooled_size)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return roi_align(
+                np.asarray(args[0]),
+                np.asarray(args[1]),
+                (pooled[0], pooled[1]),
+                get_float(self.spatial_scale),
+                get_int(self.sample_ratio),
+                get_str(self.mode),
+                get_bool(self.aligned),
+            )
+
+
+VISION_OPS: list[type[RelayOp]] = [RoiAlignOp]
+
+__all__ = ["ROI_ALIGN_MODES", "VISION_OPS", "RoiAlignOp", "roi_align"]

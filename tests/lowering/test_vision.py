@@ -1,0 +1,105 @@
+"""vision.roi_align lowered and run against its numpy semantics: both modes, aligned
+or not, fixed and adaptive sample grids, regions inside, across and far outside the
+data, huge ones (the adaptive grid is visited only where it can be inside: no
+hang), NaN and infinite coordinates, fractional batch indices, float64; a bad batch
+index fails the compiled run as it fails the interpreter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from xrelay.dialects.relay import vision
+
+Gen = np.random.Generator
+Check = Callable[[Sequence[Any]], None]
+
+
+def _rois(rng: Gen, count: int, batch: int, lo: float, hi: float) -> Any:
+    corner = rng.uniform(lo, hi, (count, 2))
+    size = rng.uniform(0.2, (hi - lo) / 2, (count, 2))
+    b = rng.integers(0, batch, (count, 1)).astype(np.float64)
+    return np.concatenate([b, corner, corner + size], axis=1)
+
+
+@pytest.mark.parametrize("mode", vision.ROI_ALIGN_MODES)
+def test_roi_align(rng: Gen, check: Check, case: Any, mode: str):
+    cases = []
+    for aligned in (False, True):
+        for ratio in (-1, 0, 2, 3):
+            for scale in (1.0, 0.625):
+                x = rng.standard_normal((2, 3, 7, 9)).astype("float32")
+                rois = _rois(rng, 6, 2, -4.0, 14.0).astype("float32")
+                attrs = {
+                    "pooled_size": [3, 2],
+                    "spatial_scale": scale,
+                    "sample_ratio": ratio,
+                    "mode": mode,
+                    "aligned": aligned,
+                }
+                cases.append(case(vision.RoiAlignOp, [x, rois], attrs))
+    check(cases)
+
+
+def test_roi_align_hostile_regions(rng: Gen, check: Check, case: Any):
+    rows = [
+        [0, 1e30, 2, 3e30, 5],  # far outside: every sample is 0
+        [1, -1e30, -1e30, 1e30, 1e30],  # huge across the data: a window of samples
+        [0, 1.5, 2.5, 1.5, 2.5],  # empty
+        [1, 5, 4, 2, 1],  # inverted
+        [0, np.nan, 1, 4, 4],
+        [1, 1, 1, np.inf, 3],
+        [0, -np.inf, -np.inf, np.inf, np.inf],
+        [1.9, 0.5, 0.5, 6.5, 5.5],  # batch index truncated to 1
+        [-0.5, 0.5, 0.5, 6.5, 5.5],  # truncated to 0
+    ]
+    rois = np.array(rows, "float32")
+    cases = []
+    for mode in vision.ROI_ALIGN_MODES:
+        for aligned in (False, True):
+            for ratio in (0, 2):
+                x = rng.standard_normal((2, 2, 6, 5)).astype("float32")
+                attrs = {
+                    "pooled_size": [2, 3],
+                    "spatial_scale": 1.0,
+                    "sample_ratio": ratio,
+                    "mode": mode,
+                    "aligned": aligned,
+                }
+                cases.append(case(vision.RoiAlignOp, [x, rois], attrs))
+    check(cases)
+
+
+def test_roi_align_float64(rng: Gen, check: Check, case: Any):
+    x = rng.standard_normal((1, 2, 5, 6))
+    rois = _rois(rng, 4, 1, -2.0, 8.0)
+    attrs = {"pooled_size": [2, 2], "spatial_scale": 1.0, "mode": "avg"}
+    check([case(vision.RoiAlignOp, [x, rois], attrs)])
+
+
+@pytest.mark.parametrize("b", [2.0, -1.0, np.nan, 1e30])
+def test_roi_align_bad_batch_index_fails_the_run(b: float):
+    import xrelay
+    from xrelay import relay
+    from xrelay.runtime.interpreter import interpret
+    from xrelay.status import IndexOutOfRangeError
+
+    x = np.ones((2, 1, 4, 4), "float32")
+    rois = np.array([[0, 0, 0, 2, 2], [b, 0, 0, 2, 2]], "float32")
+    xv = relay.var("x", shape=x.shape, dtype="float32")
+    rv = relay.var("rois", shape=rois.shape, dtype="float32")
+    call = relay.Call(
+        relay.op.get("vision.roi_align"),
+        [xv, rv],
+        attrs={"pooled_size": [2, 2], "spatial_scale": 1.0},
+    )
+    mod = relay.IRModule.from_expr(relay.Function([xv, rv], call))
+    want = -1 if b != b or abs(b) > 2**62 else int(b)
+    message = f"relay.vision.roi_align: index {want} is out of range"
+    with pytest.raises(IndexOutOfRangeError, match=message):
+        interpret(mod, x, rois)
+    with pytest.raises(IndexOutOfRangeError, match=message):
+        xrelay.build(mod)(x, rois)
