@@ -27,13 +27,14 @@ PAIRS = [
 
 
 def _data(rng: np.random.Generator, dtype: Any, shape: tuple[int, ...]) -> Any:
+    """An array (never a numpy scalar, which onnxruntime refuses as an input)."""
     dt = np.dtype(dtype)
     if dt.kind == "b":
-        return rng.integers(0, 2, shape).astype(bool)
+        return np.asarray(rng.integers(0, 2, shape).astype(bool))
     if dt.kind == "f":
-        return (rng.standard_normal(shape) * 100).astype(dt)
+        return np.asarray((rng.standard_normal(shape) * 100).astype(dt))
     info = np.iinfo(dt)
-    return rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
+    return np.asarray(rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True))
 
 
 @pytest.mark.parametrize(("src", "to"), PAIRS)
@@ -47,7 +48,9 @@ def test_bitcast(
 ) -> None:
     x = _data(rng, src, shape)
     node = helper.make_node("BitCast", ["x"], ["y"], to=to)
-    run_onnx(node, {"x": x}, opset=26, rtol=0, atol=0)
+    bools = np.dtype(src).kind == "b" or to == TensorProto.BOOL
+    no_ort = "onnxruntime has no BitCast kernel for bool" if bools else None
+    run_onnx(node, {"x": x}, opset=26, rtol=0, atol=0, ort_differs=no_ort)
 
 
 @pytest.mark.parametrize(("src", "to"), PAIRS)
