@@ -22,6 +22,11 @@ def _node(align: int) -> Any:
     )
 
 
+_ONE_POINT = (
+    "a one-point axis with align_corners: onnxruntime puts it at 0, the reference at -1"
+)
+
+
 @pytest.mark.parametrize("align", [0, 1])
 @pytest.mark.parametrize("size", [[2, 3, 5, 7], [1, 1, 1, 4], [3, 2, 4, 1]])
 def test_affine_grid_2d(
@@ -29,7 +34,11 @@ def test_affine_grid_2d(
 ) -> None:
     theta = rng.standard_normal((size[0], 2, 3)).astype(F32)
     run_onnx(
-        _node(align), {"theta": theta}, {"size": np.array(size, np.int64)}, opset=20
+        _node(align),
+        {"theta": theta},
+        {"size": np.array(size, np.int64)},
+        opset=20,
+        ort_differs=_ONE_POINT if align and 1 in size[2:] else None,
     )
 
 
@@ -40,7 +49,11 @@ def test_affine_grid_3d(
 ) -> None:
     theta = rng.standard_normal((size[0], 3, 4)).astype(F32)
     run_onnx(
-        _node(align), {"theta": theta}, {"size": np.array(size, np.int64)}, opset=20
+        _node(align),
+        {"theta": theta},
+        {"size": np.array(size, np.int64)},
+        opset=20,
+        ort_differs=_ONE_POINT if align and 1 in size[2:] else None,
     )
 
 

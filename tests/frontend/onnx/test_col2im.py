@@ -54,7 +54,9 @@ def test_col2im(
         pads=pads,
     )
     inits = {"image": np.array(image, np.int64), "block": np.array(block, np.int64)}
-    run_onnx(node, {"x": x}, inits, opset=18)
+    # onnxruntime's 3-D Col2Im differs from the reference evaluator (and from xrelay)
+    differs = "n-D Col2Im beyond 2-D" if nd > 2 else None
+    run_onnx(node, {"x": x}, inits, opset=18, ort_differs=differs)
 
 
 @pytest.mark.parametrize(

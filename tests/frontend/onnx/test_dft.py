@@ -77,7 +77,9 @@ def test_inverse_onesided_is_irfft(
         axis=-2,
     )
     inits = {"n": np.array(dft_length, I64)} if dft_length else {}
-    run_onnx(node, {"x": x}, inits, opset=19, rtol=1e-4, atol=1e-5)
+    # onnxruntime pads or truncates a one-sided inverse to dft_length differently
+    differs = "one-sided inverse with dft_length" if dft_length else None
+    run_onnx(node, {"x": x}, inits, opset=19, rtol=1e-4, atol=1e-5, ort_differs=differs)
 
 
 @pytest.mark.parametrize("axis", [0, 2, -3])

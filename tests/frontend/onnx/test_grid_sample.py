@@ -34,7 +34,19 @@ def test_grid_sample_2d(
     x = rng.standard_normal((2, 3, 5, 4)).astype(F32)
     grid = (rng.standard_normal((2, 3, 6, 2)) * 1.5).astype(F32)
     node = _node(mode=mode, padding_mode=padding, align_corners=align)
-    run_onnx(node, {"x": x, "grid": grid}, opset=20, rtol=1e-5, atol=1e-5)
+    # onnxruntime clamps the cubic sample point under border padding, the reference
+    # evaluator (and xrelay) each of the 16 taps
+    differs = (
+        "cubic with border padding" if (mode, padding) == ("cubic", "border") else None
+    )
+    run_onnx(
+        node,
+        {"x": x, "grid": grid},
+        opset=20,
+        rtol=1e-5,
+        atol=1e-5,
+        ort_differs=differs,
+    )
 
 
 @pytest.mark.parametrize(
