@@ -45,6 +45,7 @@ resets it before a kernel that thread 0 runs alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import llvmlite.ir as ir
@@ -162,30 +163,59 @@ def _wait_while(
 ) -> None:
     """Wait while the team's word at ``word_at`` holds ``old`` (spin, then park: see
     the module docstring), then branch to ``done``."""
+    wait_until(
+        module,
+        fn,
+        b,
+        done,
+        _field(b, team, SLEEPERS),
+        word_at,
+        lambda b, now: b.icmp_unsigned("!=", now, old),
+    )
+
+
+def wait_until(
+    module: ir.Module,
+    fn: ir.Function,
+    b: ir.IRBuilder,
+    done: ir.Block,
+    sleepers_at: ir.Value,
+    word_at: ir.Value,
+    settled: Callable[[ir.IRBuilder, ir.Value], ir.Value],
+    spins: int | ir.Value = SPINS_BEFORE_PARK,
+) -> None:
+    """Wait until ``settled(b, word)`` (an ``i1``) holds for the 8-byte word at
+    ``word_at``, then branch to ``done``: spin ``spins`` pause hints, then park (x86-64
+    Linux: count in ``sleepers_at`` and sleep in futex on the word while it holds
+    the value last seen; elsewhere yield) -- see the module docstring. Whoever
+    changes the word wakes the sleepers (:func:`publish`)."""
     entry = b.block
     test = fn.append_basic_block("spin.test")
     wait = fn.append_basic_block("spin.wait")
     park = fn.append_basic_block("park")
+    limit = I64(spins) if isinstance(spins, int) else spins
     b.branch(test)
     b.position_at_end(test)
-    spins = b.phi(I64, "spins")
-    spins.add_incoming(I64(0), entry)
+    count = b.phi(I64, "spins")
+    count.add_incoming(I64(0), entry)
     now = b.load_atomic(word_at, "acquire", 8, typ=I64)
-    b.cbranch(b.icmp_unsigned("!=", now, old), done, wait)
+    b.cbranch(settled(b, now), done, wait)
     b.position_at_end(wait)
+    more = b.add(count, I64(1))
+    long_wait = b.icmp_unsigned(">=", more, limit)
+    pause = fn.append_basic_block("spin.pause")
+    b.cbranch(long_wait, park, pause)
+    b.position_at_end(pause)
     _pause(module, b)
-    more = b.add(spins, I64(1))
-    long_wait = b.icmp_unsigned(">=", more, I64(SPINS_BEFORE_PARK))
-    b.cbranch(long_wait, park, test)
-    spins.add_incoming(more, wait)
+    b.branch(test)
+    count.add_incoming(more, pause)
     b.position_at_end(park)
     if not parks_with_futex(module):
         sched_yield = _function(module, "sched_yield", I32, [])
         b.call(sched_yield, [])
         b.branch(test)
-        spins.add_incoming(I64(0), park)
+        count.add_incoming(I64(0), park)
         return
-    sleepers_at = _field(b, team, SLEEPERS)
     b.atomic_rmw("add", sleepers_at, I64(1), "seq_cst")
     check = fn.append_basic_block("park.test")
     sleep = fn.append_basic_block("park.sleep")
@@ -193,9 +223,9 @@ def _wait_while(
     b.branch(check)
     b.position_at_end(check)
     now = b.load_atomic(word_at, "seq_cst", 8, typ=I64)
-    b.cbranch(b.icmp_unsigned("!=", now, old), awake, sleep)
+    b.cbranch(settled(b, now), awake, sleep)
     b.position_at_end(sleep)  # woken, refused (the word changed) or interrupted
-    _futex(module, b, word_at, FUTEX_WAIT_PRIVATE, old)
+    _futex(module, b, word_at, FUTEX_WAIT_PRIVATE, now)
     b.branch(check)
     b.position_at_end(awake)
     b.atomic_rmw("sub", sleepers_at, I64(1), "monotonic")
@@ -210,11 +240,33 @@ def _publish(
     value: ir.Value,
 ) -> None:
     """Store ``value`` into the team's word at ``word_at`` and wake its sleepers."""
+    publish(module, b, _field(b, team, SLEEPERS), word_at, value)
+
+
+def publish(
+    module: ir.Module,
+    b: ir.IRBuilder,
+    sleepers_at: ir.Value,
+    word_at: ir.Value,
+    value: ir.Value,
+) -> None:
+    """Store ``value`` into the word at ``word_at`` and wake the threads that
+    :func:`wait_until` parked on it (counted in ``sleepers_at``)."""
     if not parks_with_futex(module):
         _store_atomic(b, value, word_at, "release")
         return
     _store_atomic(b, value, word_at, "seq_cst")
-    sleepers = b.load_atomic(_field(b, team, SLEEPERS), "seq_cst", 8, typ=I64)
+    wake_sleepers(module, b, sleepers_at, word_at)
+
+
+def wake_sleepers(
+    module: ir.Module, b: ir.IRBuilder, sleepers_at: ir.Value, word_at: ir.Value
+) -> None:
+    """After a sequentially consistent change of the word at ``word_at``: wake the
+    threads parked on it, with one futex call only if ``sleepers_at`` counts any."""
+    if not parks_with_futex(module):
+        return
+    sleepers = b.load_atomic(sleepers_at, "seq_cst", 8, typ=I64)
     wake = b.append_basic_block("wake")
     woken = b.append_basic_block("woken")
     b.cbranch(b.icmp_unsigned("!=", sleepers, I64(0)), wake, woken)
@@ -313,6 +365,13 @@ def add_team(module: ir.Module) -> ir.Function:
     add_barrier(module)
     add_chunks(module)
     add_clock(module)
+    if parks_with_futex(module):
+        from xrelay.lowering.llvm.thread_pool import add_pool_entry
+
+        entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64]), ENTRY)
+        entry.args[0].name, entry.args[1].name = "args", "nthreads"
+        add_pool_entry(module, run, entry)
+        return entry
     pthread_create = _function(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
     pthread_join = _function(module, "pthread_join", I32, [I64, PTR])
 
