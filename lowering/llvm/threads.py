@@ -2,19 +2,20 @@
 model's own LLVM IR (no library to ship beside it, no C compiler needed for the JIT).
 
 ``void xrelay_entry(void **args, int64_t nthreads)`` is the one native call per run.
-With ``nthreads <= 1`` it runs the host on the calling thread. Otherwise it starts
-``nthreads - 1`` POSIX threads, and every thread of the team (the caller is thread 0)
-runs the host with its thread id: kernels that can be shared out split their outer
-loops by thread id; the others run on thread 0 alone (see
-:func:`xrelay.lowering.graph._share_out`). The caller joins the threads before it
-returns, so nothing outlives the call. A thread that cannot be started is left out
-of the team (the team is sized by the threads actually running), so a run never
-waits for a missing thread.
+With ``nthreads <= 1`` it runs the host on the calling thread. Otherwise every thread
+of a team of ``nthreads`` (the caller is thread 0) runs the host with its thread id:
+kernels that can be shared out split their outer loops by thread id; the others run
+on thread 0 alone (see :func:`xrelay.lowering.graph._share_out`). On x86-64 Linux the
+team's workers outlive the run (:mod:`xrelay.lowering.llvm.thread_pool`). Elsewhere
+(this module) the entry starts ``nthreads - 1`` POSIX threads and joins them before
+it returns, so nothing outlives the call. Either way a thread that cannot be started
+is left out of the team (the team is sized by the threads actually running), so a
+run never waits for a missing thread.
 
 Threads meet at ``xrelay_barrier(team)``, a sense-reversing barrier on atomics: the
 last thread to arrive resets the count and flips the sense, the others wait for the
-sense to change. The started threads wait the same way for ``go``, which the caller
-sets once the team is complete. Waiting is a bounded spin (the CPU's pause hint,
+sense to change. The started threads of a per-run team wait the same way for ``go``,
+which the caller sets once the team is complete. Waiting is a bounded spin (the CPU's pause hint,
 :data:`SPINS_BEFORE_PARK` tries), then parking, so that a waiting thread leaves the
 core to the thread it waits for when the cores are shared (other processes, or a
 team larger than the machine):
@@ -31,7 +32,7 @@ team larger than the machine):
   from the C library it is linked with.
 * elsewhere the waiter calls ``sched_yield`` and spins again.
 
-The team, on the caller's stack::
+The team (on the caller's stack, or in the persistent pool)::
 
     struct team { void **args; int64_t nthreads; int64_t count; int64_t sense;
                   int64_t go; int64_t next; int64_t sleepers; };
