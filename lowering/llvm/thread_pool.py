@@ -21,8 +21,8 @@ thread), kept across runs and parked in futex between them.
    worker of the run has finished it and touches nothing of it any more -- and
    releases the lock.
 
-A worker waits for ``epoch`` to change (``SPINS_BETWEEN_RUNS`` pause hints, then it
-parks), reads the run's size from it, and if its id is in the team runs its share
+A worker waits for ``epoch`` to change (``SPINS_BETWEEN_RUNS`` pause hints, with a
+``sched_yield`` every ``YIELD_EVERY`` of them, then it parks), reads the run's size from it, and if its id is in the team runs its share
 and counts down ``pending`` (the last one wakes a parked caller); a worker outside
 a smaller team goes back to waiting at once (it parks without spinning).
 
@@ -74,6 +74,11 @@ SPINS_BETWEEN_RUNS = 8192
 """Pause hints a worker spins after a run, waiting for the next one, before it
 parks: about 290 µs at 35 ns a pause on the AMD EPYC of these machines
 (docs/decisions.md, Threads)."""
+
+YIELD_EVERY = 64
+"""A worker spinning between runs calls ``sched_yield`` every this many pauses
+(about 2 µs): a thread ready to run on its core (the caller back in Python, when
+the team shares a core) gets it at once instead of after the spin."""
 
 POOL = ir.LiteralStructType([TEAM, *[I64] * 8, ir.ArrayType(I64, MAX_TEAM - 1)])
 """``{ team, lock, pid, started, epoch, born, idle_sleepers, pending,
@@ -196,6 +201,7 @@ def _add_worker(module: ir.Module, pool: ir.Value, run: ir.Function) -> ir.Funct
         epoch_at,
         lambda b, now: b.icmp_unsigned("!=", now, seen),
         spins,
+        YIELD_EVERY,
     )
 
     b.position_at_end(start)
@@ -411,5 +417,6 @@ __all__ = [
     "POOL_NAME",
     "SHUTDOWN",
     "SPINS_BETWEEN_RUNS",
+    "YIELD_EVERY",
     "add_pool_entry",
 ]

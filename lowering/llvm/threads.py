@@ -184,12 +184,15 @@ def wait_until(
     word_at: ir.Value,
     settled: Callable[[ir.IRBuilder, ir.Value], ir.Value],
     spins: int | ir.Value = SPINS_BEFORE_PARK,
+    yield_every: int = 0,
 ) -> None:
     """Wait until ``settled(b, word)`` (an ``i1``) holds for the 8-byte word at
     ``word_at``, then branch to ``done``: spin ``spins`` pause hints, then park (x86-64
     Linux: count in ``sleepers_at`` and sleep in futex on the word while it holds
     the value last seen; elsewhere yield) -- see the module docstring. Whoever
-    changes the word wakes the sleepers (:func:`publish`)."""
+    changes the word wakes the sleepers (:func:`publish`). ``yield_every`` (a power
+    of two): also call ``sched_yield`` every that many pauses of the spin, so that
+    a spinning thread leaves its core to any other thread ready to run there."""
     entry = b.block
     test = fn.append_basic_block("spin.test")
     wait = fn.append_basic_block("spin.wait")
@@ -208,8 +211,18 @@ def wait_until(
     b.cbranch(long_wait, park, pause)
     b.position_at_end(pause)
     _pause(module, b)
+    if yield_every:
+        assert yield_every & (yield_every - 1) == 0, yield_every
+        polite = fn.append_basic_block("spin.yield")
+        spun = fn.append_basic_block("spin.next")
+        turn = b.and_(more, I64(yield_every - 1))
+        b.cbranch(b.icmp_unsigned("==", turn, I64(0)), polite, spun)
+        b.position_at_end(polite)
+        b.call(_function(module, "sched_yield", I32, []), [])
+        b.branch(spun)
+        b.position_at_end(spun)
     b.branch(test)
-    count.add_incoming(more, pause)
+    count.add_incoming(more, b.block)
     b.position_at_end(park)
     if not parks_with_futex(module):
         sched_yield = _function(module, "sched_yield", I32, [])

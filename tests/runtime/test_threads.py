@@ -282,11 +282,11 @@ def _check_waker(fn: str) -> None:
 def test_waiters_park_in_futex_on_x86_64_linux():
     """On x86-64 Linux every wait spins, then parks in futex: a thread in a barrier
     (SPINS_BEFORE_PARK pauses; the last one in wakes), a worker between runs
-    (SPINS_BETWEEN_RUNS after a run, none when it is outside a smaller team; the
-    caller starting a run wakes it) and the caller waiting for the workers to end
+    (SPINS_BETWEEN_RUNS after a run, yielding every YIELD_EVERY pauses, none when
+    it is outside a smaller team; the caller starting a run wakes it) and the caller waiting for the workers to end
     the run (SPINS_BEFORE_PARK; the last worker wakes it). The lock is only spun on
     by xrelay_shutdown (yielding), never by a run."""
-    from xrelay.lowering.llvm.thread_pool import SPINS_BETWEEN_RUNS
+    from xrelay.lowering.llvm.thread_pool import SPINS_BETWEEN_RUNS, YIELD_EVERY
     from xrelay.lowering.llvm.threads import SPINS_BEFORE_PARK
 
     text = _team_ir("x86_64-unknown-linux-gnu")
@@ -305,7 +305,10 @@ def test_waiters_park_in_futex_on_x86_64_linux():
     entry = _function_text(text, "xrelay_entry")
     _check_waiter(entry, str(SPINS_BEFORE_PARK))
     _check_waker(entry)  # the run's epoch wakes the workers
-    assert "sched_yield" not in barrier + worker + entry
+    assert "sched_yield" not in barrier + entry
+    # a worker spinning between runs yields every YIELD_EVERY pauses
+    assert worker.count('call i32 @"sched_yield"()') == 1
+    assert re.search(rf"and i64 %\S+, {YIELD_EVERY - 1}\n", worker)
     shutdown = _function_text(text, "xrelay_shutdown")
     _check_waker(shutdown)
     assert not _FUTEX_WAIT.search(shutdown)
