@@ -69,9 +69,9 @@ def _median_ms(fn: Any, runs: int) -> float:
 SETTLE_ENV = "XRELAY_BENCH_SETTLE_MS"
 """``--settle-ms``: a pause before each block (default none: blocks back to back).
 With a pause every peer is timed after an idle gap, as a server between requests:
-on the 2-vCPU VMs here a vCPU left idle wakes slowly, and xrelay's team, which
-starts its threads per run and parks waiting ones, pays more for it than
-onnxruntime's persistent spinning pool (see docs/decisions.md, Threads)."""
+on the 2-vCPU VMs here a vCPU left idle wakes slowly, and a team that parks its
+waiting threads pays more for it than onnxruntime's spinning pool (see
+docs/decisions.md, Threads)."""
 
 
 def _blocks_ms(fns: list[Any], runs: int, blocks: int = 5) -> list[float]:

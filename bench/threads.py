@@ -8,8 +8,8 @@ built, and run ``--runs`` times per thread count (an executor with an explicit
 ``set_num_threads``), in blocks 1, 2, 1, 2; the figure is the median and the best of
 the better block. "busy" runs the same with ``--busy`` other processes spinning in
 a tight loop (no system calls) on the same cores, started before and stopped after.
-"pinned" runs with this process pinned to one CPU (both team threads share it) and
-no competitor.
+"pinned" runs with this process pinned to one CPU (every thread of it, the models'
+persistent workers included: both team threads share it) and no competitor.
 
 Figures only; nothing here passes or fails.
 """
@@ -45,14 +45,24 @@ def _busy(count: int) -> Iterator[None]:
             p.wait()
 
 
+def _set_affinity(cpus: set[int]) -> None:
+    """Every thread of this process on ``cpus`` (the models' persistent workers
+    were started before, so pinning the calling thread alone would not pin them)."""
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            os.sched_setaffinity(int(tid), cpus)
+        except ProcessLookupError:  # a thread that has just ended
+            pass
+
+
 @contextmanager
 def _pinned() -> Iterator[None]:
     before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(before)})
+    _set_affinity({min(before)})
     try:
         yield
     finally:
-        os.sched_setaffinity(0, before)
+        _set_affinity(before)
 
 
 def _times(m: Any, runs: int) -> tuple[float, float]:

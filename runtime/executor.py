@@ -8,8 +8,9 @@
 A :class:`GraphModule` owns its input, output and arena buffers (allocated once,
 64-byte aligned); the weights belong to the library and are shared by every
 executor. ``run()`` is a single ``ctypes`` call of ``xrelay_entry(args, nthreads)``,
-which releases the GIL while the model runs; the model's own thread team
-(:mod:`xrelay.runtime.threads` says how big) starts and ends inside that call.
+which releases the GIL while the model runs on the model's own thread team
+(:mod:`xrelay.runtime.threads` says how big; on x86-64 Linux its workers outlive
+the call, :mod:`xrelay.lowering.llvm.thread_pool`).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ import ctypes
 import ctypes.util
 import re
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -118,6 +119,27 @@ def optimize_ir(llvm_ir: str, tm: Any) -> Any:
     return mod
 
 
+SHUTDOWN = "xrelay_shutdown"
+"""``void xrelay_shutdown(void)``: stops and joins a model's worker threads
+(:mod:`xrelay.lowering.llvm.thread_pool`); models without a persistent team (other
+targets, code of older builds) lack it."""
+
+_SHUTDOWN_TYPE = ctypes.CFUNCTYPE(None)
+
+
+def _stop_team(address: int, _owner: object) -> None:
+    _SHUTDOWN_TYPE(address)()
+
+
+def stop_team_when_freed(obj: object, code_owner: object, address: int | None) -> None:
+    """When ``obj`` is freed (or the interpreter exits), call the model's
+    ``xrelay_shutdown`` at ``address`` (none: nothing to do) before ``code_owner``
+    (what keeps the code mapped: the JIT engine, the loaded library) may go: the
+    model's parked workers must leave its code before it is unmapped."""
+    if address:
+        weakref.finalize(obj, _stop_team, int(address), code_owner)
+
+
 class JITModule:
     """LLVM IR compiled in memory; :meth:`address` gives a symbol's address.
 
@@ -149,6 +171,9 @@ class JITModule:
             for obj in self.objects:
                 self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             self.engine.finalize_object()
+        stop_team_when_freed(
+            self, self.engine, self.engine.get_function_address(SHUTDOWN)
+        )
 
     @property
     def object_code(self) -> bytes:

@@ -41,7 +41,12 @@ from xrelay.runtime.executor import (
     aligned_empty,
     zero_copy_problem,
 )
-from xrelay.runtime.jit import JITModule, object_codes
+from xrelay.runtime.jit import (
+    SHUTDOWN,
+    JITModule,
+    object_codes,
+    stop_team_when_freed,
+)
 from xrelay.runtime.spec import Array, ModelSpec
 
 
@@ -303,6 +308,11 @@ class LoadedLibrary(_Runnable):
         weights_base = ctypes.addressof(base)
         pointers: Sequence[int] = [weights_base + off for off, _ in checked.layout]
         self.executable = Executable(spec, entry, pointers, [self.dll], num_threads)
+        shutdown = getattr(self.dll, SHUTDOWN, None)  # not in older exports
+        address = None if shutdown is None else ctypes.cast(shutdown, ctypes.c_void_p)
+        stop_team_when_freed(
+            self.executable, self.dll, None if address is None else address.value
+        )
 
 
 def _load_private_copy(data: bytes, shown: str | os.PathLike[str]) -> ctypes.CDLL:

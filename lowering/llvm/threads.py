@@ -2,19 +2,20 @@
 model's own LLVM IR (no library to ship beside it, no C compiler needed for the JIT).
 
 ``void xrelay_entry(void **args, int64_t nthreads)`` is the one native call per run.
-With ``nthreads <= 1`` it runs the host on the calling thread. Otherwise it starts
-``nthreads - 1`` POSIX threads, and every thread of the team (the caller is thread 0)
-runs the host with its thread id: kernels that can be shared out split their outer
-loops by thread id; the others run on thread 0 alone (see
-:func:`xrelay.lowering.graph._share_out`). The caller joins the threads before it
-returns, so nothing outlives the call. A thread that cannot be started is left out
-of the team (the team is sized by the threads actually running), so a run never
-waits for a missing thread.
+With ``nthreads <= 1`` it runs the host on the calling thread. Otherwise every thread
+of a team of ``nthreads`` (the caller is thread 0) runs the host with its thread id:
+kernels that can be shared out split their outer loops by thread id; the others run
+on thread 0 alone (see :func:`xrelay.lowering.graph._share_out`). On x86-64 Linux the
+team's workers outlive the run (:mod:`xrelay.lowering.llvm.thread_pool`). Elsewhere
+(this module) the entry starts ``nthreads - 1`` POSIX threads and joins them before
+it returns, so nothing outlives the call. Either way a thread that cannot be started
+is left out of the team (the team is sized by the threads actually running), so a
+run never waits for a missing thread.
 
 Threads meet at ``xrelay_barrier(team)``, a sense-reversing barrier on atomics: the
 last thread to arrive resets the count and flips the sense, the others wait for the
-sense to change. The started threads wait the same way for ``go``, which the caller
-sets once the team is complete. Waiting is a bounded spin (the CPU's pause hint,
+sense to change. The started threads of a per-run team wait the same way for ``go``,
+which the caller sets once the team is complete. Waiting is a bounded spin (the CPU's pause hint,
 :data:`SPINS_BEFORE_PARK` tries), then parking, so that a waiting thread leaves the
 core to the thread it waits for when the cores are shared (other processes, or a
 team larger than the machine):
@@ -31,7 +32,7 @@ team larger than the machine):
   from the C library it is linked with.
 * elsewhere the waiter calls ``sched_yield`` and spins again.
 
-The team, on the caller's stack::
+The team (on the caller's stack, or in the persistent pool)::
 
     struct team { void **args; int64_t nthreads; int64_t count; int64_t sense;
                   int64_t go; int64_t next; int64_t sleepers; };
@@ -45,6 +46,7 @@ resets it before a kernel that thread 0 runs alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import llvmlite.ir as ir
@@ -162,30 +164,72 @@ def _wait_while(
 ) -> None:
     """Wait while the team's word at ``word_at`` holds ``old`` (spin, then park: see
     the module docstring), then branch to ``done``."""
+    wait_until(
+        module,
+        fn,
+        b,
+        done,
+        _field(b, team, SLEEPERS),
+        word_at,
+        lambda b, now: b.icmp_unsigned("!=", now, old),
+    )
+
+
+def wait_until(
+    module: ir.Module,
+    fn: ir.Function,
+    b: ir.IRBuilder,
+    done: ir.Block,
+    sleepers_at: ir.Value,
+    word_at: ir.Value,
+    settled: Callable[[ir.IRBuilder, ir.Value], ir.Value],
+    spins: int | ir.Value = SPINS_BEFORE_PARK,
+    yield_every: int = 0,
+) -> None:
+    """Wait until ``settled(b, word)`` (an ``i1``) holds for the 8-byte word at
+    ``word_at``, then branch to ``done``: spin ``spins`` pause hints, then park (x86-64
+    Linux: count in ``sleepers_at`` and sleep in futex on the word while it holds
+    the value last seen; elsewhere yield) -- see the module docstring. Whoever
+    changes the word wakes the sleepers (:func:`publish`). ``yield_every`` (a power
+    of two): also call ``sched_yield`` every that many pauses of the spin, so that
+    a spinning thread leaves its core to any other thread ready to run there."""
     entry = b.block
     test = fn.append_basic_block("spin.test")
     wait = fn.append_basic_block("spin.wait")
     park = fn.append_basic_block("park")
+    limit = I64(spins) if isinstance(spins, int) else spins
     b.branch(test)
     b.position_at_end(test)
-    spins = b.phi(I64, "spins")
-    spins.add_incoming(I64(0), entry)
+    count = b.phi(I64, "spins")
+    count.add_incoming(I64(0), entry)
     now = b.load_atomic(word_at, "acquire", 8, typ=I64)
-    b.cbranch(b.icmp_unsigned("!=", now, old), done, wait)
+    b.cbranch(settled(b, now), done, wait)
     b.position_at_end(wait)
+    more = b.add(count, I64(1))
+    long_wait = b.icmp_unsigned(">=", more, limit)
+    pause = fn.append_basic_block("spin.pause")
+    b.cbranch(long_wait, park, pause)
+    b.position_at_end(pause)
     _pause(module, b)
-    more = b.add(spins, I64(1))
-    long_wait = b.icmp_unsigned(">=", more, I64(SPINS_BEFORE_PARK))
-    b.cbranch(long_wait, park, test)
-    spins.add_incoming(more, wait)
+    if yield_every:
+        assert yield_every & (yield_every - 1) == 0, yield_every
+        polite = fn.append_basic_block("spin.yield")
+        spun = fn.append_basic_block("spin.next")
+        turn = b.and_(more, I64(yield_every - 1))
+        b.cbranch(b.icmp_unsigned("==", turn, I64(0)), polite, spun)
+        b.position_at_end(polite)
+        b.call(_function(module, "sched_yield", I32, []), [])
+        b.branch(spun)
+        b.position_at_end(spun)
+    b.branch(test)
+    count.add_incoming(more, b.block)
     b.position_at_end(park)
     if not parks_with_futex(module):
         sched_yield = _function(module, "sched_yield", I32, [])
         b.call(sched_yield, [])
         b.branch(test)
-        spins.add_incoming(I64(0), park)
+        count.add_incoming(I64(0), park)
         return
-    sleepers_at = _field(b, team, SLEEPERS)
     b.atomic_rmw("add", sleepers_at, I64(1), "seq_cst")
     check = fn.append_basic_block("park.test")
     sleep = fn.append_basic_block("park.sleep")
@@ -193,9 +237,9 @@ def _wait_while(
     b.branch(check)
     b.position_at_end(check)
     now = b.load_atomic(word_at, "seq_cst", 8, typ=I64)
-    b.cbranch(b.icmp_unsigned("!=", now, old), awake, sleep)
+    b.cbranch(settled(b, now), awake, sleep)
     b.position_at_end(sleep)  # woken, refused (the word changed) or interrupted
-    _futex(module, b, word_at, FUTEX_WAIT_PRIVATE, old)
+    _futex(module, b, word_at, FUTEX_WAIT_PRIVATE, now)
     b.branch(check)
     b.position_at_end(awake)
     b.atomic_rmw("sub", sleepers_at, I64(1), "monotonic")
@@ -210,11 +254,33 @@ def _publish(
     value: ir.Value,
 ) -> None:
     """Store ``value`` into the team's word at ``word_at`` and wake its sleepers."""
+    publish(module, b, _field(b, team, SLEEPERS), word_at, value)
+
+
+def publish(
+    module: ir.Module,
+    b: ir.IRBuilder,
+    sleepers_at: ir.Value,
+    word_at: ir.Value,
+    value: ir.Value,
+) -> None:
+    """Store ``value`` into the word at ``word_at`` and wake the threads that
+    :func:`wait_until` parked on it (counted in ``sleepers_at``)."""
     if not parks_with_futex(module):
         _store_atomic(b, value, word_at, "release")
         return
     _store_atomic(b, value, word_at, "seq_cst")
-    sleepers = b.load_atomic(_field(b, team, SLEEPERS), "seq_cst", 8, typ=I64)
+    wake_sleepers(module, b, sleepers_at, word_at)
+
+
+def wake_sleepers(
+    module: ir.Module, b: ir.IRBuilder, sleepers_at: ir.Value, word_at: ir.Value
+) -> None:
+    """After a sequentially consistent change of the word at ``word_at``: wake the
+    threads parked on it, with one futex call only if ``sleepers_at`` counts any."""
+    if not parks_with_futex(module):
+        return
+    sleepers = b.load_atomic(sleepers_at, "seq_cst", 8, typ=I64)
     wake = b.append_basic_block("wake")
     woken = b.append_basic_block("woken")
     b.cbranch(b.icmp_unsigned("!=", sleepers, I64(0)), wake, woken)
@@ -313,6 +379,13 @@ def add_team(module: ir.Module) -> ir.Function:
     add_barrier(module)
     add_chunks(module)
     add_clock(module)
+    if parks_with_futex(module):
+        from xrelay.lowering.llvm.thread_pool import add_pool_entry
+
+        entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64]), ENTRY)
+        entry.args[0].name, entry.args[1].name = "args", "nthreads"
+        add_pool_entry(module, run, entry)
+        return entry
     pthread_create = _function(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
     pthread_join = _function(module, "pthread_join", I32, [I64, PTR])
 

@@ -238,46 +238,80 @@ def _function_text(ir_text: str, name: str) -> str:
     return ir_text[start : ir_text.index("\n}", start)]
 
 
+_FUTEX_WAIT = re.compile(
+    r'@"syscall"\(i64 202, ptr %"([^"]+)", i64 128, i64 %"([^"]+)"'
+)
+_FUTEX_WAKE = re.compile(
+    r'@"syscall"\(i64 202, ptr %"([^"]+)", i64 129, i64 2147483647'
+)
+
+
+def _check_waiter(fn: str, spins: str) -> None:
+    """``fn`` waits once: ``spins`` pause hints (a constant or a value), then it
+    counts itself a sleeper and sleeps in futex(FUTEX_WAIT_PRIVATE) on the word it
+    loaded, for the value it loaded, and uncounts itself when it leaves."""
+    assert re.search(rf"icmp uge i64 %\S+, {spins}\n", fn), spins
+    assert 'call void @"llvm.x86.sse2.pause"()' in fn
+    waits = _FUTEX_WAIT.findall(fn)
+    assert len(waits) == 1
+    word, value = waits[0]
+    assert re.search(rf'%"{value}" = load atomic i64, ptr %"{word}" seq_cst', fn)
+    before_sleep = fn[: fn.index(", i64 128, ")]
+    assert re.search(r"atomicrmw add ptr %\S+, i64 1 seq_cst", before_sleep)
+    assert re.search(r"atomicrmw sub ptr %\S+, i64 1 monotonic", fn)
+
+
+def _check_waker(fn: str) -> None:
+    """``fn`` changes a word sequentially consistently, then loads the sleepers
+    (seq_cst) and calls futex(FUTEX_WAKE_PRIVATE) on the word only when there are
+    any."""
+    wakes = _FUTEX_WAKE.findall(fn)
+    assert len(wakes) == 1
+    word = wakes[0]
+    change = re.search(
+        rf'(store atomic i64 \S+, ptr %"{word}" seq_cst|atomicrmw sub ptr %"{word}", '
+        r"i64 1 seq_cst)",
+        fn,
+    )
+    assert change is not None
+    after = fn[change.end() :]
+    assert re.search(r"= load atomic i64, ptr %\S+ seq_cst", after)
+    assert re.search(r"icmp ne i64 %\S+, 0\s*\n\s*br i1 %\S+, label %\"wake\"", after)
+
+
 def test_waiters_park_in_futex_on_x86_64_linux():
-    """On x86-64 Linux a waiter spins SPINS_BEFORE_PARK times, counts itself a
-    sleeper and sleeps in futex(FUTEX_WAIT_PRIVATE) on the word it waits for; the
-    thread that changes the word (the last one into the barrier, the caller setting
-    go) wakes with futex(FUTEX_WAKE_PRIVATE) only when there are sleepers."""
+    """On x86-64 Linux every wait spins, then parks in futex: a thread in a barrier
+    (SPINS_BEFORE_PARK pauses; the last one in wakes), a worker between runs
+    (SPINS_BETWEEN_RUNS after a run, yielding every YIELD_EVERY pauses, none when
+    it is outside a smaller team; the caller starting a run wakes it) and the caller waiting for the workers to end
+    the run (SPINS_BEFORE_PARK; the last worker wakes it). The lock is only spun on
+    by xrelay_shutdown (yielding), never by a run."""
+    from xrelay.lowering.llvm.thread_pool import SPINS_BETWEEN_RUNS, YIELD_EVERY
     from xrelay.lowering.llvm.threads import SPINS_BEFORE_PARK
 
     text = _team_ir("x86_64-unknown-linux-gnu")
-    assert "sched_yield" not in text
     assert 'declare i64 @"syscall"(i64 %".1", ...)' in text
-    futex_wait = 'call i64 (i64, ...) @"syscall"(i64 202, ptr %"{}", i64 128, i64 '
-    futex_wake = (
-        'call i64 (i64, ...) @"syscall"(i64 202, ptr %"{}", i64 129, i64 2147483647'
+    barrier = _function_text(text, "xrelay_barrier")
+    _check_waiter(barrier, str(SPINS_BEFORE_PARK))
+    _check_waker(barrier)
+    worker = _function_text(text, "xrelay_worker")
+    _check_waiter(worker, '%"spin_limit"')
+    limits = re.search(r'%"spin_limit" = phi\s+i64 (.*)\n', worker)
+    assert limits is not None
+    assert sorted(re.findall(r"\[(\d+),", limits.group(1))) == sorted(
+        [str(SPINS_BETWEEN_RUNS), "0", str(SPINS_BETWEEN_RUNS)]
     )
-    for name, woken_by in (("xrelay_barrier", "xrelay_barrier"), ("xrelay_worker", "xrelay_entry")):  # fmt: skip
-        waiter = _function_text(text, name)
-        assert re.search(rf"icmp uge i64 %\S+, {SPINS_BEFORE_PARK}\n", waiter)
-        assert 'call void @"llvm.x86.sse2.pause"()' in waiter
-        assert waiter.count(", i64 128, ") == 1
-        before_sleep = waiter[: waiter.index(", i64 128, ")]
-        assert re.search(r"atomicrmw add ptr %\"[^\"]+\", i64 1 seq_cst", before_sleep)
-        assert re.search(r"atomicrmw sub ptr %\"[^\"]+\", i64 1 monotonic", waiter)
-        waker = _function_text(text, woken_by)
-        assert waker.count(", i64 129, ") == 1
-        # the word's store, then the sleepers' load, then a guarded wake
-        store = re.search(r"store atomic i64 \S+, ptr %\"([^\"]+)\" seq_cst", waker)
-        assert store is not None
-        word = store.group(1)
-        after = waker[store.end() :]
-        assert re.match(
-            r", align 8\n\s*%\S+ = getelementptr .*\n\s*%\S+ = load atomic i64, ptr %\S+ seq_cst",
-            after,
-        )
-        assert futex_wake.format(word) in after
-        assert re.search(
-            r"icmp ne i64 %\S+, 0\s*\n\s*br i1 %\S+, label %\"wake\"", after
-        )
-        wait_word = re.search(r", ptr %\"([^\"]+)\", i64 128, ", waiter)
-        assert wait_word is not None
-        assert futex_wait.format(wait_word.group(1)) in waiter
+    _check_waker(worker)  # the last worker of a run wakes the caller
+    entry = _function_text(text, "xrelay_entry")
+    _check_waiter(entry, str(SPINS_BEFORE_PARK))
+    _check_waker(entry)  # the run's epoch wakes the workers
+    assert "sched_yield" not in barrier + entry
+    # a worker spinning between runs yields every YIELD_EVERY pauses
+    assert worker.count('call i32 @"sched_yield"()') == 1
+    assert re.search(rf"and i64 %\S+, {YIELD_EVERY - 1}\n", worker)
+    shutdown = _function_text(text, "xrelay_shutdown")
+    _check_waker(shutdown)
+    assert not _FUTEX_WAIT.search(shutdown)
 
 
 @pytest.mark.parametrize("triple", ["aarch64-unknown-linux-gnu", "x86_64-apple-darwin"])

@@ -6,8 +6,10 @@
 // arguments and the thread id and count (an element is read through a typed,
 // inbounds getelementptr at its linear index), the host taking its thread arguments, the
 // weight table and the arena (barriers between kernels), and one thread's entry,
-// xrelay_run. The translation to LLVM IR adds the thread team: the barrier, the
-// worker threads and xrelay_entry(args, nthreads). An f32 erf is an inline polynomial
+// xrelay_run. The translation to LLVM IR adds the thread team: the barrier,
+// xrelay_entry(args, nthreads) (which starts the persistent workers the first time
+// and never joins them), the workers, xrelay_shutdown (which joins them) and the
+// destructor that calls it. An f32 erf is an inline polynomial
 // (FMAs), not a call of libm's erff.
 func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %b = relay.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
@@ -50,8 +52,20 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // IR:      define internal void @"main"(i64 %".1", i64 %".2", ptr %".3", ptr %".4", ptr %".5", ptr %".6", ptr %".7")
 // IR-NOT:  @"erff"
 // IR:      define internal void @"xrelay_run"(ptr
-// IR:      define internal ptr @"xrelay_worker"(ptr
 // IR:      define void @"xrelay_entry"(ptr %"args", i64 %"nthreads")
-// IR:        call i32 @"pthread_create"
+// IR:        call i32 @"getpid"()
+// IR:        cmpxchg ptr %{{.*}}, i64 0, i64 %{{.*}} acquire monotonic
+// IR:        call i32 @"pthread_create"(ptr %{{.*}}, ptr null, ptr (ptr)* @"xrelay_worker", ptr
+// IR-NOT:    @"pthread_join"
+// IR:        call void @"xrelay_run"(ptr %"args", i64 0,
+// IR:      @"xrelay_pool" = internal global {{.*}} zeroinitializer, align 64
+// IR:      define internal ptr @"xrelay_worker"(ptr
+// IR:        call void @"xrelay_run"(
+// IR:      define void @"xrelay_shutdown"()
 // IR:        call i32 @"pthread_join"
+// IR:      define internal void @"xrelay_pool_dtor"()
+// IR-NEXT: {
+// IR-NEXT: entry:
+// IR-NEXT:   call void @"xrelay_shutdown"()
+// IR:      @"llvm.global_dtors" = appending global [1 x {i32, ptr, ptr}] [{i32, ptr, ptr} {i32 65535, void ()* @"xrelay_pool_dtor", ptr null}]
 // IR-NOT:  1.000000e+00
