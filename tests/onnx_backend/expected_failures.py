@@ -197,9 +197,12 @@ EXPECTED: dict[str, Group] = {
             "test_loop13_seq",
             "test_loop16_seq_none",
             "test_optional_get_element_optional_sequence",
+            "test_optional_get_element_optional_tensor",
             "test_optional_get_element_sequence",
             "test_optional_get_element_tensor",
             "test_optional_has_element_empty_optional_input",
+            "test_optional_has_element_optional_input",
+            "test_optional_has_element_tensor_input",
             "test_range_float16_type_positive_delta_expanded",
             "test_range_float_type_positive_delta_expanded",
             "test_range_int32_type_negative_delta_expanded",
@@ -456,13 +459,6 @@ EXPECTED: dict[str, Group] = {
             "test_unique_sorted_with_axis_3d",
             "test_unique_sorted_with_negative_axis",
             "test_unique_sorted_without_axis",
-        ),
-    ),
-    "other attributes or forms not implemented": Group(
-        (
-            "test_optional_get_element_optional_tensor",
-            "test_optional_has_element_optional_input",
-            "test_optional_has_element_tensor_input",
         ),
     ),
     "numerics: the expected imaginary parts are float32 FFT rounding noise (1.9e-7, exactly 0) beyond the test's atol 1e-7": Group(
