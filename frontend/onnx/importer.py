@@ -121,6 +121,9 @@ from xrelay.frontend.onnx import (
     resize as resize,
 )
 from xrelay.frontend.onnx import (
+    reverse_sequence as reverse_sequence,
+)
+from xrelay.frontend.onnx import (
     rnn as rnn,
 )
 from xrelay.frontend.onnx import (

@@ -206,8 +206,6 @@ EXPECTED: dict[str, Group] = {
             "test_range_float16_type_positive_delta_expanded",
             "test_range_float_type_positive_delta_expanded",
             "test_range_int32_type_negative_delta_expanded",
-            "test_reversesequence_batch",
-            "test_reversesequence_time",
             "test_sequence_insert_at_back",
             "test_sequence_insert_at_front",
             "test_sequence_map_add_1_sequence_1_tensor",
