@@ -21,6 +21,8 @@ mode: ``TF`` the counts, ``IDF`` ``weights[c]`` (or 1) where the count is positi
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from xdsl.ir import SSAValue
 
@@ -28,7 +30,9 @@ from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node, Outputs, converter
 
 
-def _pool_ngrams(node: Node) -> tuple[dict[int, list[tuple[tuple[int, ...], int]]], int]:
+def _pool_ngrams(
+    node: Node,
+) -> tuple[dict[int, list[tuple[tuple[int, ...], int]]], int]:
     """The pool n-grams counted, by size: (items, output column); and the output
     size."""
     if node.has_attr("pool_strings"):
@@ -48,14 +52,14 @@ def _pool_ngrams(node: Node) -> tuple[dict[int, list[tuple[tuple[int, ...], int]
     if not indexes or min(indexes) < 0:
         raise ConversionError("ngram_indexes must be non-empty and non-negative")
     bounds = [*counts, len(pool)]
-    if any(a < 0 or a > b for a, b in zip(bounds, bounds[1:], strict=False)):
+    if any(a < 0 or a > b for a, b in itertools.pairwise(bounds)):
         raise ConversionError(
             f"ngram_counts {counts} must be non-decreasing starts in the pool of "
             f"{len(pool)} items"
         )
     found: dict[int, dict[tuple[int, ...], int]] = {}
     number = 0
-    for size, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False), 1):
+    for size, (start, end) in enumerate(itertools.pairwise(bounds), 1):
         many = (end - start) // size
         if lo <= size <= hi:
             grams = found.setdefault(size, {})
@@ -111,9 +115,7 @@ def tfidf_vectorizer(node: Node) -> Outputs:
             "string tokens are out of scope"
         )
     if len(shape) not in (1, 2) or (len(shape) == 2 and shape[0] < 1):
-        raise ConversionError(
-            f"X must be [C] or [B, C] with B >= 1, got {list(shape)}"
-        )
+        raise ConversionError(f"X must be [C] or [B, C] with B >= 1, got {list(shape)}")
     mode = node.attr_str("mode")
     if mode not in ("TF", "IDF", "TFIDF"):
         raise ConversionError(f"mode must be TF, IDF or TFIDF, got '{mode}'")
