@@ -145,6 +145,9 @@ from xrelay.frontend.onnx import (
     tfidf as tfidf,
 )
 from xrelay.frontend.onnx import (
+    tree_ensemble as tree_ensemble,
+)
+from xrelay.frontend.onnx import (
     upsample as upsample,
 )
 from xrelay.frontend.onnx import (

@@ -128,8 +128,6 @@ EXPECTED: dict[str, Group] = {
             "test_ai_onnx_ml_label_encoder_string_int_no_default",
             "test_ai_onnx_ml_label_encoder_tensor_mapping",
             "test_ai_onnx_ml_label_encoder_tensor_value_only_mapping",
-            "test_ai_onnx_ml_tree_ensemble_set_membership",
-            "test_ai_onnx_ml_tree_ensemble_single_tree",
             "test_flexattention",
             "test_flexattention_causal_mask",
             "test_flexattention_diff_head_sizes",
