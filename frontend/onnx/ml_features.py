@@ -25,7 +25,10 @@ def binarizer(node: Node) -> Outputs:
         raise ConversionError(f"X must be a float or integer tensor, not {dtype}")
     threshold = node.attr_float("threshold", 0.0)
     if dtype.kind == "f":
-        above = node.op("greater", [x, node.const(threshold, dtype)])
+        # the threshold is a float32 attribute: compare float16 data in float32
+        wide = np.dtype(np.float32) if dtype.itemsize < 4 else dtype
+        xw = x if wide == dtype else node.op("cast", [x], dtype=wide)
+        above = node.op("greater", [xw, node.const(threshold, wide)])
     elif math.isnan(threshold):
         above = node.op("not_equal", [x, x])  # nothing exceeds NaN
     else:

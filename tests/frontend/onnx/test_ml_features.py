@@ -87,6 +87,13 @@ def test_binarizer(dtype: Any, threshold: float, compiled: bool) -> None:
     check(binarizer(threshold), {"x": x}, compiled=compiled)
 
 
+def test_binarizer_float16_compares_with_the_float32_threshold() -> None:
+    # float16(0.3) rounds above the float32 threshold 0.3: it is above it
+    x = np.array([0.3, 0.2998, 0.5, -1.0], np.float16)
+    got = check(binarizer(0.3), {"x": x})
+    assert got.tolist() == [1.0, 0.0, 1.0, 0.0]
+
+
 @pytest.mark.parametrize("threshold", [float("inf"), -float("inf"), 1e30, -1e30])
 def test_binarizer_integer_thresholds_beyond_the_dtype(threshold: float) -> None:
     x = np.array([np.iinfo(np.int32).min, -1, 0, 1, np.iinfo(np.int32).max], np.int32)
