@@ -217,3 +217,28 @@ def test_member_node_without_a_set_is_an_error() -> None:
     attrs["membership_values"] = numpy_helper.from_array(values[:-1])
     with pytest.raises(OnnxImportError, match="NaN-terminated set"):
         from_onnx(model(attrs, np.zeros((2, 2), np.float32), 2))
+
+
+def test_zero_is_a_member() -> None:
+    # one member node {0.0, 1.0} on feature 1; the reference would stop the set at 0.0
+    attrs: dict[str, Any] = {
+        "aggregate_function": 1,
+        "n_targets": 1,
+        "tree_roots": [0],
+        "nodes_featureids": [1],
+        "nodes_modes": numpy_helper.from_array(np.array([6], np.uint8)),
+        "nodes_splits": numpy_helper.from_array(np.array([0.0], np.float32)),
+        "nodes_truenodeids": [0],
+        "nodes_trueleafs": [1],
+        "nodes_falsenodeids": [1],
+        "nodes_falseleafs": [1],
+        "leaf_weights": numpy_helper.from_array(np.array([2.0, 3.0], np.float32)),
+        "leaf_targetids": [0, 0],
+        "membership_values": numpy_helper.from_array(
+            np.array([0.0, 1.0, np.nan], np.float32)
+        ),
+    }
+    x = np.array([[5, 0], [5, 1], [0, 2], [1, np.nan]], np.float32)
+    mod, _ = from_onnx(model(attrs, x, 1))
+    got = np.asarray(interpret(mod, x))
+    assert got.reshape(-1).tolist() == [2.0, 2.0, 3.0, 3.0]
