@@ -97,6 +97,9 @@ from xrelay.frontend.onnx import (
     max_unpool as max_unpool,
 )
 from xrelay.frontend.onnx import (
+    ml_features as ml_features,
+)
+from xrelay.frontend.onnx import (
     nn as nn,
 )
 from xrelay.frontend.onnx import (
@@ -140,6 +143,12 @@ from xrelay.frontend.onnx import (
 )
 from xrelay.frontend.onnx import (
     tensor as tensor,
+)
+from xrelay.frontend.onnx import (
+    tfidf as tfidf,
+)
+from xrelay.frontend.onnx import (
+    tree_ensemble as tree_ensemble,
 )
 from xrelay.frontend.onnx import (
     upsample as upsample,
@@ -307,6 +316,9 @@ class _Importer:
         for imp in self.model.opset_import:
             if imp.domain in ("", "ai.onnx"):
                 return int(imp.version)
+        if all(node.domain not in ("", "ai.onnx") for node in self.model.graph.node):
+            # only other domains (ai.onnx.ml): no converter reads the default opset
+            return int(onnx.defs.onnx_opset_version())
         raise self.fail("the model imports no version of the default ONNX opset")
 
     def run(self) -> tuple[IRModule, dict[str, np.ndarray[Any, Any]]]:

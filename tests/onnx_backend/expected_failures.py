@@ -124,14 +124,10 @@ EXPECTED: dict[str, Group] = {
     ),
     "other operator domains (ai.onnx.ml, ai.onnx.preview): out of scope": Group(
         (
-            "test_ai_onnx_ml_array_feature_extractor",
-            "test_ai_onnx_ml_binarizer",
             "test_ai_onnx_ml_label_encoder_string_int",
             "test_ai_onnx_ml_label_encoder_string_int_no_default",
             "test_ai_onnx_ml_label_encoder_tensor_mapping",
             "test_ai_onnx_ml_label_encoder_tensor_value_only_mapping",
-            "test_ai_onnx_ml_tree_ensemble_set_membership",
-            "test_ai_onnx_ml_tree_ensemble_single_tree",
             "test_flexattention",
             "test_flexattention_causal_mask",
             "test_flexattention_diff_head_sizes",
@@ -178,13 +174,6 @@ EXPECTED: dict[str, Group] = {
             "test_strnormalizer_export_monday_empty_output",
             "test_strnormalizer_export_monday_insensintive_upper_twodim",
             "test_strnormalizer_nostopwords_nochangecase",
-            "test_tfidfvectorizer_tf_batch_onlybigrams_skip0",
-            "test_tfidfvectorizer_tf_batch_onlybigrams_skip5",
-            "test_tfidfvectorizer_tf_batch_uniandbigrams_skip5",
-            "test_tfidfvectorizer_tf_only_bigrams_skip0",
-            "test_tfidfvectorizer_tf_onlybigrams_levelempty",
-            "test_tfidfvectorizer_tf_onlybigrams_skip5",
-            "test_tfidfvectorizer_tf_uniandbigrams_skip5",
         ),
     ),
     "sequences, optionals and maps (out of scope)": Group(
