@@ -11,8 +11,8 @@ Where a converter needs the contents of a graph input at import time (the axes o
 reduction, the shape of a Reshape, the sizes of a Resize: xrelay's shapes are
 static), ``prepare`` defers the build and ``run`` compiles the model specialised on
 the values given for those inputs (they become weights), once per distinct value;
-when the value needed is computed from inputs, the small integer inputs are
-specialised on.
+when the value needed is computed from inputs, the small inputs it is computed
+from are specialised on (else every small integer input).
 ``from_onnx`` itself never does this: it fails naming the input.
 
 This is the backend the project runs ``onnx.backend.test``'s node tests with
@@ -84,11 +84,22 @@ class XrelayRep(BackendRep):
         self, name: str | None, named: Mapping[str, Any] | None
     ) -> list[str]:
         """The inputs to specialise on next: the one the import needed, or, when it
-        needed a value computed from inputs, every small integer input."""
+        needed a value computed from inputs, the small inputs it is computed from
+        (else every small integer input)."""
         if named is None or name is None:
             return []
         if name in self.input_names:
             return [] if name in self.specialized else [name]
+        sources = _sources(self.model.graph, name)
+        computed_from = [
+            k
+            for k in self.input_names
+            if k in sources
+            and k not in self.specialized
+            and np.asarray(named[k]).size <= SMALL
+        ]
+        if computed_from:
+            return computed_from
         return [
             k
             for k in self.input_names
@@ -115,6 +126,23 @@ class XrelayRep(BackendRep):
         if isinstance(result, tuple):
             return tuple(cast(tuple[Any, ...], result))
         return (result,)
+
+
+def _sources(graph: onnx.GraphProto, name: str) -> set[str]:
+    """The values ``name`` is computed from in ``graph`` (itself included), through
+    the nodes of the top-level graph."""
+    producer = {out: node for node in graph.node for out in node.output if out}
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        node = producer.get(v)
+        if node is not None:
+            todo += [i for i in node.input if i]
+    return seen
 
 
 def _freeze(

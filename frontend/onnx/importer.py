@@ -85,6 +85,9 @@ from xrelay.frontend.onnx import (
     linear_attention as linear_attention,
 )
 from xrelay.frontend.onnx import (
+    loop as loop,
+)
+from xrelay.frontend.onnx import (
     lp_pool as lp_pool,
 )
 from xrelay.frontend.onnx import (

@@ -48,7 +48,7 @@ RULES: list[tuple[str, str, str, bool, tuple[str, ...]]] = [
     (
         "sequences, optionals and maps (out of scope)",
         "error",
-        r"not tensors|Sequence\w*|Optional\w*|operators?: Loop",
+        r"not tensors|Sequence\w*|Optional\w*",
         True,
         (),
     ),
