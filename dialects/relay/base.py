@@ -436,8 +436,15 @@ class RelayOp(IRDLOperation):
         """Run the type relation on the current operand types."""
         return self.type_relation([o.type for o in self.operands])
 
+    WIDENS_BFLOAT16: ClassVar[bool] = True
+    """``compute`` sees ``bfloat16`` operands widened to ``float32`` (numpy has few
+    bfloat16 kernels); :meth:`evaluate` rounds results back to the result types, so
+    a bfloat16 op computes in float32 and rounds once, like the lowered kernels."""
+
     def evaluate(self, *args: Value) -> tuple[Value, ...]:
         """``compute`` normalised to one value per result, cast to the result types."""
+        if self.WIDENS_BFLOAT16:
+            args = tuple(_widen_bfloat16(a) for a in args)
         out = self.compute(*args)
         one_of_many = (
             len(self.results) == 1
@@ -561,6 +568,15 @@ def _attribute_for(constr: Any, value: object) -> Attribute:
     if DenseArrayBase in bases and isinstance(value, int | np.integer):
         return DenseArrayBase.from_list(i64, [int(value)])
     return to_attribute(value)
+
+
+def _widen_bfloat16(value: Value) -> Value:
+    """``bfloat16`` arrays (also inside tuples) as ``float32`` (exact)."""
+    if isinstance(value, tuple):
+        return tuple(_widen_bfloat16(v) for v in value)
+    if isinstance(value, np.ndarray | np.generic) and dtypes.is_bfloat16(value.dtype):
+        return np.asarray(value, dtype=np.float32)
+    return value
 
 
 def _cast_value(value: Value, ty: Attribute) -> Value:

@@ -712,6 +712,7 @@ class ReinterpretOp(RelayOp):
     dtype = dtype_prop()
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+    WIDENS_BFLOAT16: ClassVar[bool] = False  # the bits, not the value
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")
