@@ -107,6 +107,11 @@ def is_bfloat16(dt: np.dtype[Any]) -> bool:
     return dt == BFLOAT16
 
 
+def is_float_dtype(dt: np.dtype[Any]) -> bool:
+    """A numpy float dtype, ``bfloat16`` included (its numpy kind is ``"V"``)."""
+    return dt.kind == "f" or is_bfloat16(dt)
+
+
 def is_float(elem: Attribute) -> bool:
     return isinstance(elem, AnyFloat)
 

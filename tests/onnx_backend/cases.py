@@ -95,6 +95,8 @@ def compare_outputs(got: Any, want: Any, rtol: float, atol: float, k: int) -> No
         )
     if got.dtype != want.dtype:
         raise Mismatch(f"output {k}: dtype {got.dtype} != expected {want.dtype}")
+    if want.dtype == ml_dtypes.bfloat16:  # numpy's isclose does not take it
+        got, want = got.astype(np.float32), want.astype(np.float32)
     if want.dtype.kind in "fc":
         ok = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
     else:
