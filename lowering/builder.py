@@ -670,7 +670,9 @@ class KernelBuilder:
         """An ``f32`` register value rounded to a 16-bit storage float's memory
         value. bfloat16 rounds to nearest, ties to even, with integer ops on the
         bits (no LLVM ``bfloat``: its x86 truncation is a libcall); overflow gives
-        infinity and NaN the quiet NaN of its sign (``ml_dtypes``'s results)."""
+        infinity as in ``ml_dtypes``. A NaN is quieted and keeps its sign and the
+        top of its payload (as x86's float16 conversion does), so reinterpreted
+        bfloat16 NaNs keep their bits; ``ml_dtypes`` gives the bare quiet NaN."""
         if not is_bfloat16(dt):
             return self.result(arith.TruncFOp(value, memory_type(dt)))
         i32 = IntegerType(32)
@@ -682,8 +684,7 @@ class KernelBuilder:
         rounded = self.result(
             arith.ShRUIOp(self.result(arith.AddiOp(bits, bias)), self._i32(16))
         )
-        sign = self.result(arith.AndIOp(high, self._i32(0x8000)))
-        quiet = self.result(arith.OrIOp(sign, self._i32(0x7FC0)))
+        quiet = self.result(arith.OrIOp(high, self._i32(0x0040)))
         nan = self.result(arith.CmpfOp(value, value, "uno"))
         chosen = self.result(arith.SelectOp(nan, quiet, rounded))
         return self.result(arith.TruncIOp(chosen, memory_type(dt)))

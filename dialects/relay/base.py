@@ -591,6 +591,8 @@ def _cast_value(value: Value, ty: Attribute) -> Value:
         npd = dtypes.numpy_dtype(ty.element_type)
         arr = np.asarray(value)
         if arr.dtype != npd:
-            arr = arr.astype(npd)
+            arr = (
+                dtypes.to_bfloat16(arr) if dtypes.is_bfloat16(npd) else arr.astype(npd)
+            )
         return arr
     return value

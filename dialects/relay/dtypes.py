@@ -107,6 +107,23 @@ def is_bfloat16(dt: np.dtype[Any]) -> bool:
     return dt == BFLOAT16
 
 
+def to_bfloat16(value: Any) -> np.ndarray[Any, Any]:
+    """``value`` rounded to bfloat16 the way compiled code rounds: through float32
+    (as ``ml_dtypes`` does), to nearest even; a NaN is quieted and keeps its sign
+    and the top of its payload (``ml_dtypes`` would drop the payload), so moving
+    bfloat16 NaNs through float32 keeps their bits."""
+    arr = np.asarray(value)
+    if is_bfloat16(arr.dtype):
+        return arr
+    f32 = np.ascontiguousarray(arr, dtype=np.float32)
+    bits = f32.view(np.uint32)
+    high = bits >> np.uint32(16)
+    # uint32 arithmetic wraps; only a NaN can wrap, and NaNs take ``high | 0x40``
+    rounded = (bits + (high & np.uint32(1)) + np.uint32(0x7FFF)) >> np.uint32(16)
+    out = np.where(np.isnan(f32), high | np.uint32(0x40), rounded)
+    return out.astype(np.uint16).view(BFLOAT16)
+
+
 def is_float_dtype(dt: np.dtype[Any]) -> bool:
     """A numpy float dtype, ``bfloat16`` included (its numpy kind is ``"V"``)."""
     return dt.kind == "f" or is_bfloat16(dt)
