@@ -687,7 +687,7 @@ class KernelBuilder:
         quiet = self.result(arith.OrIOp(high, self._i32(0x0040)))
         nan = self.result(arith.CmpfOp(value, value, "uno"))
         chosen = self.result(arith.SelectOp(nan, quiet, rounded))
-        return self.result(arith.TruncIOp(chosen, memory_type(dt)))
+        return self.result(arith.TruncIOp(chosen, IntegerType(16)))
 
     def _i32(self, value: int) -> SSAValue:
         i32 = IntegerType(32)

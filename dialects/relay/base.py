@@ -574,7 +574,7 @@ def _widen_bfloat16(value: Value) -> Value:
     """``bfloat16`` arrays (also inside tuples) as ``float32`` (exact)."""
     if isinstance(value, tuple):
         return tuple(_widen_bfloat16(v) for v in value)
-    if isinstance(value, np.ndarray | np.generic) and dtypes.is_bfloat16(value.dtype):
+    if dtypes.is_bfloat16(value.dtype):
         return np.asarray(value, dtype=np.float32)
     return value
 
