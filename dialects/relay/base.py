@@ -574,7 +574,8 @@ def _widen_bfloat16(value: Value) -> Value:
     """``bfloat16`` arrays (also inside tuples) as ``float32`` (exact)."""
     if isinstance(value, tuple):
         return tuple(_widen_bfloat16(v) for v in value)
-    if dtypes.is_bfloat16(value.dtype):
+    dtype = getattr(value, "dtype", None)  # a non-array value passes as it is
+    if dtype is not None and dtypes.is_bfloat16(dtype):
         return np.asarray(value, dtype=np.float32)
     return value
 
