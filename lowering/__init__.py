@@ -92,7 +92,7 @@ Decisions
   numpy's casts (float → int truncates, saturating outside the range), float sums
   accumulated in ``f64`` (numpy sums float32 pairwise), exact ``erf``/``tanh``/``fmod``
   through libm.
-* **Errors**: an op that cannot lower (a dynamic shape, ``bfloat16``) raises :class:`LoweringError` naming the op; ``xrelay-opt
+* **Errors**: an op that cannot lower (a dynamic shape) raises :class:`LoweringError` naming the op; ``xrelay-opt
   --verify-diagnostics`` prints it like a verifier diagnostic.
 
 * **Control flow**: ``relay.if`` becomes an ``scf.if`` in the host on the condition's

@@ -43,6 +43,7 @@ from xdsl.rewriter import InsertPoint
 
 from xrelay.lowering.scalar_types import (
     DType,
+    is_bfloat16,
     is_float,
     is_half,
     is_signed,
@@ -273,8 +274,8 @@ class KernelBuilder:
         """A scalar constant of dtype ``dt`` (in its register type)."""
         ty = register_type(dt)
         if is_float(dt):
-            # a float16 constant holds a float16 value (in an f32 register)
-            v = float(np.float16(value)) if is_half(dt) else float(value)
+            # a float16/bfloat16 constant holds such a value (in an f32 register)
+            v = float(np.asarray(value).astype(dt)) if is_half(dt) else float(value)
             key = ("f", np.float64(v).tobytes())
             return self._constant(key, ty, FloatAttr(v, cast(Any, ty)))
         v = _int_value(int(value), ty)
@@ -598,7 +599,7 @@ class KernelBuilder:
             return self.load(self.flat(buf), [self.flat_index(idx, buf.dims)])
         value = self.result(memref.LoadOp.get(buf.value, [self.index(i) for i in idx]))
         if is_half(buf.dtype):
-            value = self.result(arith.ExtFOp(value, register_type(buf.dtype)))
+            value = self.widen(value, buf.dtype)
         if buf.dtype.kind == "b":
             byte = IntegerType(8)
             zero = self._constant(("n", 0), byte, IntegerAttr(0, byte))
@@ -652,8 +653,45 @@ class KernelBuilder:
         if buf.dtype.kind == "b":
             value = self.result(arith.ExtUIOp(value, IntegerType(8)))
         if is_half(buf.dtype):
-            value = self.result(arith.TruncFOp(value, memory_type(buf.dtype)))
+            value = self.narrow(value, buf.dtype)
         self.insert(memref.StoreOp.get(value, buf.value, [self.index(i) for i in idx]))
+
+    def widen(self, value: SSAValue, dt: DType) -> SSAValue:
+        """A 16-bit storage float's memory value (``f16``, or bfloat16's ``i16``
+        bits) as its ``f32`` register value (exact)."""
+        if not is_bfloat16(dt):
+            return self.result(arith.ExtFOp(value, register_type(dt)))
+        i32 = IntegerType(32)
+        wide = self.result(arith.ExtUIOp(value, i32))
+        high = self.result(arith.ShLIOp(wide, self._i32(16)))
+        return self.result(arith.BitcastOp(high, register_type(dt)))
+
+    def narrow(self, value: SSAValue, dt: DType) -> SSAValue:
+        """An ``f32`` register value rounded to a 16-bit storage float's memory
+        value. bfloat16 rounds to nearest, ties to even, with integer ops on the
+        bits (no LLVM ``bfloat``: its x86 truncation is a libcall); overflow gives
+        infinity as in ``ml_dtypes``. A NaN is quieted and keeps its sign and the
+        top of its payload (as x86's float16 conversion does), so reinterpreted
+        bfloat16 NaNs keep their bits; ``ml_dtypes`` gives the bare quiet NaN."""
+        if not is_bfloat16(dt):
+            return self.result(arith.TruncFOp(value, memory_type(dt)))
+        i32 = IntegerType(32)
+        bits = self.result(arith.BitcastOp(value, i32))
+        high = self.result(arith.ShRUIOp(bits, self._i32(16)))
+        odd = self.result(arith.AndIOp(high, self._i32(1)))
+        bias = self.result(arith.AddiOp(odd, self._i32(0x7FFF)))
+        # bits + bias cannot wrap for a non-NaN: the largest is 0xFF800000 + 0x8000
+        rounded = self.result(
+            arith.ShRUIOp(self.result(arith.AddiOp(bits, bias)), self._i32(16))
+        )
+        quiet = self.result(arith.OrIOp(high, self._i32(0x0040)))
+        nan = self.result(arith.CmpfOp(value, value, "uno"))
+        chosen = self.result(arith.SelectOp(nan, quiet, rounded))
+        return self.result(arith.TruncIOp(chosen, IntegerType(16)))
+
+    def _i32(self, value: int) -> SSAValue:
+        i32 = IntegerType(32)
+        return self._constant(("n", value), i32, IntegerAttr(value, i32))
 
     # -- vectors -------------------------------------------------------------------------
 
@@ -880,8 +918,9 @@ class KernelBuilder:
         if is_float(src):
             if is_float(dst):
                 if is_half(dst):  # round to float16, keep it in an f32 register
-                    half = self.result(arith.TruncFOp(value, memory_type(dst)))
-                    return self.result(arith.ExtFOp(half, dst_ty))
+                    if src_ty != dst_ty:  # f64: to f32 first (ml_dtypes rounds
+                        value = self.result(arith.TruncFOp(value, dst_ty))  # twice)
+                    return self.widen(self.narrow(value, dst), dst)
                 if src_ty == dst_ty:
                     return value
                 if dst.itemsize > src.itemsize:
@@ -901,8 +940,7 @@ class KernelBuilder:
                 else arith.UIToFPOp(value, dst_ty)
             )
             if is_half(dst):  # f32 holds every float16 value: round once more
-                half = self.result(arith.TruncFOp(wide, memory_type(dst)))
-                return self.result(arith.ExtFOp(half, dst_ty))
+                return self.widen(self.narrow(wide, dst), dst)
             return wide
         assert isinstance(dst_ty, IntegerType)
         sw, dw = src_ty.width.data, dst_ty.width.data

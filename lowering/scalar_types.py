@@ -8,7 +8,8 @@ Kernels see three IR types for it:
   numpy dtype says which of ``divsi``/``divui``, ``cmpi slt``/``ult``... to use);
 * the *memory* type of a buffer element: the register type, except ``bool`` which is
   stored as one byte (``i8`` holding 0 or 1, numpy's layout), so memrefs never hold
-  ``i1``;
+  ``i1``, and the 16-bit storage floats: ``f16`` for float16, ``i16`` (the raw bits)
+  for bfloat16 (``ml_dtypes.bfloat16``, whose numpy kind is ``"V"``);
 * the memref type of a buffer: ``memref<shape x memory type>`` (static shapes only).
 """
 
@@ -19,7 +20,6 @@ from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -45,8 +45,6 @@ _FLOATS: dict[int, Attribute] = {
 
 def numpy_dtype_of(elem: Attribute, what: str = "tensor") -> DType:
     """The numpy dtype of an element type, or a :class:`LoweringError`."""
-    if isinstance(elem, BFloat16Type):
-        raise LoweringError(f"{what}: bfloat16 tensors cannot be lowered yet")
     try:
         return dtypes.numpy_dtype(elem)
     except dtypes.DTypeError as e:
@@ -58,7 +56,7 @@ def register_type(dt: DType) -> Attribute:
     kernels compute on ``f32`` (loads widen, stores round), so that products are
     accumulated in ``f32`` as every peer does and no ``f16`` arithmetic (which LLVM
     may lower to runtime calls such as ``__truncdfhf2``) is emitted."""
-    if dt.kind == "f":
+    if is_float(dt):
         return _FLOATS[max(dt.itemsize * 8, 32)]
     if dt.kind == "b":
         return IntegerType(1)
@@ -66,21 +64,31 @@ def register_type(dt: DType) -> Attribute:
 
 
 def is_half(dt: DType) -> bool:
-    """``float16``: stored as ``f16``, computed as ``f32`` (:func:`register_type`)."""
-    return dt.kind == "f" and dt.itemsize == 2
+    """A 16-bit storage float, ``float16`` (stored as ``f16``) or ``bfloat16``
+    (stored as its ``i16`` bits): computed as ``f32`` (:func:`register_type`)."""
+    return is_float(dt) and dt.itemsize == 2
+
+
+def is_bfloat16(dt: DType) -> bool:
+    """``bfloat16``: loads widen its bits to ``f32`` by a shift, stores round to
+    nearest even with integer ops (:class:`~xrelay.lowering.builder.KernelBuilder`)."""
+    return dtypes.is_bfloat16(dt)
 
 
 def memory_type(dt: DType) -> Attribute:
     """The IR type of a buffer element of dtype ``dt`` (``bool`` is a byte)."""
     if dt.kind == "b":
         return IntegerType(8)
+    if is_bfloat16(dt):
+        return IntegerType(16)
     if dt.kind == "f":
         return _FLOATS[dt.itemsize * 8]
     return register_type(dt)
 
 
 def is_float(dt: DType) -> bool:
-    return dt.kind == "f"
+    """Floats, ``bfloat16`` included."""
+    return dt.kind == "f" or dtypes.is_bfloat16(dt)
 
 
 def is_signed(dt: DType) -> bool:

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 Array = np.ndarray[Any, Any]
@@ -29,6 +30,9 @@ class TensorSpec:
 
     @property
     def np_dtype(self) -> np.dtype[Any]:
+        # numpy knows the name "bfloat16" only once ml_dtypes is imported
+        if self.dtype == "bfloat16":
+            return np.dtype(ml_dtypes.bfloat16)
         return np.dtype(self.dtype)
 
     @property

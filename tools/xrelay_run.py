@@ -278,6 +278,7 @@ def make_inputs(
         if name in named or name in params:
             value = np.asarray(named[name] if name in named else params[name])
             if isinstance(ty, TensorType):
+                value = _as_bfloat16(value, dtypes.numpy_dtype(ty.get_element_type()))
                 _check_input(name, value, ty)
             args.append(value)
             continue
@@ -289,13 +290,22 @@ def make_inputs(
                 f"parameter %{name} has a dynamic shape {ty}; give it with --input"
             )
         npd = dtypes.numpy_dtype(ty.get_element_type())
-        if npd.kind == "f":
+        if npd.kind == "f" or dtypes.is_bfloat16(npd):
             args.append(rng.standard_normal(shape).astype(npd))
         elif npd.kind == "b":
             args.append(rng.integers(0, 2, shape).astype(npd))
         else:
             args.append(rng.integers(0, 10, shape).astype(npd))
     return args
+
+
+def _as_bfloat16(value: Any, npd: np.dtype[Any]) -> Any:
+    """A ``.npy`` file keeps an ``ml_dtypes.bfloat16`` array as 2-byte raw records
+    (``<V2``): read those bytes as bfloat16 where bfloat16 is wanted."""
+    dt = value.dtype
+    if dtypes.is_bfloat16(npd) and dt.kind == "V" and dt.itemsize == 2 and not dt.names:
+        return value.view(npd)
+    return value
 
 
 def _check_input(name: str, value: Any, ty: TensorType[Any]) -> None:
@@ -533,8 +543,9 @@ def prepare(
 
 def summarise(arr: Any, label: str) -> str:
     stats = ""
-    if arr.size and arr.dtype.kind in "fiu":
-        stats = f"  min {arr.min():.6g}  max {arr.max():.6g}  mean {arr.mean():.6g}"
+    vals = arr.astype(np.float32) if dtypes.is_bfloat16(arr.dtype) else arr
+    if vals.size and vals.dtype.kind in "fiu":
+        stats = f"  min {vals.min():.6g}  max {vals.max():.6g}  mean {vals.mean():.6g}"
     return f"{label}: {arr.dtype}{list(arr.shape)}{stats}"
 
 
@@ -555,6 +566,9 @@ def compare(
         except (OSError, ValueError) as e:
             raise RunError(f"--expected {file}: cannot read: {e}") from e
         got = outputs[i]
+        if dtypes.is_bfloat16(got.dtype):  # compared as float32 values
+            got = got.astype(np.float32)
+            want = _as_bfloat16(want, dtypes.BFLOAT16).astype(np.float32)
         if want.shape != got.shape:
             failures.append(
                 f"output {i}: shape {list(got.shape)} but {file} has {list(want.shape)}"

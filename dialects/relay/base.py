@@ -436,8 +436,15 @@ class RelayOp(IRDLOperation):
         """Run the type relation on the current operand types."""
         return self.type_relation([o.type for o in self.operands])
 
+    WIDENS_BFLOAT16: ClassVar[bool] = True
+    """``compute`` sees ``bfloat16`` operands widened to ``float32`` (numpy has few
+    bfloat16 kernels); :meth:`evaluate` rounds results back to the result types, so
+    a bfloat16 op computes in float32 and rounds once, like the lowered kernels."""
+
     def evaluate(self, *args: Value) -> tuple[Value, ...]:
         """``compute`` normalised to one value per result, cast to the result types."""
+        if self.WIDENS_BFLOAT16:
+            args = tuple(_widen_bfloat16(a) for a in args)
         out = self.compute(*args)
         one_of_many = (
             len(self.results) == 1
@@ -563,6 +570,16 @@ def _attribute_for(constr: Any, value: object) -> Attribute:
     return to_attribute(value)
 
 
+def _widen_bfloat16(value: Value) -> Value:
+    """``bfloat16`` arrays (also inside tuples) as ``float32`` (exact)."""
+    if isinstance(value, tuple):
+        return tuple(_widen_bfloat16(v) for v in value)
+    dtype = getattr(value, "dtype", None)  # a non-array value passes as it is
+    if dtype is not None and dtypes.is_bfloat16(dtype):
+        return np.asarray(value, dtype=np.float32)
+    return value
+
+
 def _cast_value(value: Value, ty: Attribute) -> Value:
     """Give a computed array the numpy dtype and rank of the declared result type."""
     if isinstance(value, tuple):
@@ -575,6 +592,8 @@ def _cast_value(value: Value, ty: Attribute) -> Value:
         npd = dtypes.numpy_dtype(ty.element_type)
         arr = np.asarray(value)
         if arr.dtype != npd:
-            arr = arr.astype(npd)
+            arr = (
+                dtypes.to_bfloat16(arr) if dtypes.is_bfloat16(npd) else arr.astype(npd)
+            )
         return arr
     return value

@@ -2,13 +2,16 @@
 
 Relay names dtypes with strings (``"float32"``, ``"int64"``, ``"bool"``); xrelay's IR
 uses builtin element types (``f32``, ``i64``, ``i1``). Integers are signless in the IR
-and read as signed by the reference semantics, except ``ui*`` types.
+and read as signed by the reference semantics, except ``ui*`` types. ``bfloat16``'s
+numpy counterpart is ``ml_dtypes.bfloat16`` (numpy has none; its dtype kind is
+``"V"``, so test it with :func:`is_bfloat16`, not by kind).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -38,6 +41,9 @@ _BY_NAME: dict[str, Attribute] = {
     "uint32": IntegerType(32, Signedness.UNSIGNED),
     "uint64": IntegerType(64, Signedness.UNSIGNED),
 }
+BFLOAT16: np.dtype[Any] = np.dtype(ml_dtypes.bfloat16)
+"""numpy's view of ``bfloat16`` (from ``ml_dtypes``)."""
+
 _ALIASES = {"float": "float32", "int": "int32", "double": "float64", "half": "float16"}
 
 
@@ -62,6 +68,8 @@ def element_type(dtype: str | Attribute | np.dtype[Any] | type) -> Attribute:
                 f"unknown dtype '{dtype}' (known: {', '.join(sorted(_BY_NAME))})"
             ) from None
     npd = np.dtype(dtype)
+    if npd == BFLOAT16:
+        return BFloat16Type()
     if npd == np.bool_:
         return IntegerType(1)
     if npd.kind == "f":
@@ -89,9 +97,36 @@ def dtype_name(elem: Attribute) -> str:
 def numpy_dtype(elem: Attribute) -> np.dtype[Any]:
     """The numpy dtype holding values of a builtin element type."""
     if isinstance(elem, BFloat16Type):
-        raise DTypeError("bfloat16 has no numpy counterpart")
+        return BFLOAT16
     name = dtype_name(elem)
     return np.dtype(np.bool_) if name == "bool" else np.dtype(name)
+
+
+def is_bfloat16(dt: np.dtype[Any]) -> bool:
+    """The numpy dtype is ``ml_dtypes.bfloat16``."""
+    return dt == BFLOAT16
+
+
+def to_bfloat16(value: Any) -> np.ndarray[Any, Any]:
+    """``value`` rounded to bfloat16 the way compiled code rounds: through float32
+    (as ``ml_dtypes`` does), to nearest even; a NaN is quieted and keeps its sign
+    and the top of its payload (``ml_dtypes`` would drop the payload), so moving
+    bfloat16 NaNs through float32 keeps their bits."""
+    arr = np.asarray(value)
+    if is_bfloat16(arr.dtype):
+        return arr
+    f32 = np.ascontiguousarray(arr, dtype=np.float32)
+    bits = f32.view(np.uint32)
+    high = bits >> np.uint32(16)
+    # uint32 arithmetic wraps; only a NaN can wrap, and NaNs take ``high | 0x40``
+    rounded = (bits + (high & np.uint32(1)) + np.uint32(0x7FFF)) >> np.uint32(16)
+    out = np.where(np.isnan(f32), high | np.uint32(0x40), rounded)
+    return out.astype(np.uint16).view(BFLOAT16)
+
+
+def is_float_dtype(dt: np.dtype[Any]) -> bool:
+    """A numpy float dtype, ``bfloat16`` included (its numpy kind is ``"V"``)."""
+    return dt.kind == "f" or is_bfloat16(dt)
 
 
 def is_float(elem: Attribute) -> bool:

@@ -39,7 +39,13 @@ from xrelay.dialects.relay.base import (
     same_elem,
     tensor,
 )
-from xrelay.dialects.relay.dtypes import is_bool, is_float, numpy_dtype
+from xrelay.dialects.relay.dtypes import (
+    is_bfloat16,
+    is_bool,
+    is_float,
+    numpy_dtype,
+    to_bfloat16,
+)
 from xrelay.dialects.relay.layout import Layout
 from xrelay.dialects.relay.layout_rules import (
     InferredLayouts,
@@ -697,6 +703,8 @@ def _cast_array(x: Array, npd: np.dtype[Any]) -> Array:
     if npd.kind in "iu" and x.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
             return np.trunc(x).astype(npd)
+    if is_bfloat16(npd):
+        return to_bfloat16(x)
     return x.astype(npd)
 
 
@@ -712,6 +720,7 @@ class ReinterpretOp(RelayOp):
     dtype = dtype_prop()
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
+    WIDENS_BFLOAT16: ClassVar[bool] = False  # the bits, not the value
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")

@@ -26,7 +26,7 @@ from xrelay.dialects.relay.base import (
     ranked,
     tensor,
 )
-from xrelay.dialects.relay.dtypes import numpy_dtype
+from xrelay.dialects.relay.dtypes import is_float_dtype, numpy_dtype
 
 
 @irdl_op_definition
@@ -43,7 +43,7 @@ class DetOp(RelayOp):
         x = ranked(operand_types[0], "data")
         shape = x.get_shape()
         dt = numpy_dtype(x.get_element_type())
-        if dt.kind != "f":
+        if not is_float_dtype(dt):
             raise TypeRelationError(f"data must be floating point, got {dt}")
         if len(shape) < 2:
             raise TypeRelationError(

@@ -27,6 +27,7 @@ import numpy as np
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
 
+from xrelay.dialects.relay import dtypes
 from xrelay.dialects.relay.base import (
     ANY_TENSOR,
     FORMAT,
@@ -75,7 +76,7 @@ def _trunc_divide(total: Array, count: Array) -> Array:
 
 def _lowest(dtype: np.dtype[Any]) -> Any:
     """The value that never wins a max: ``-inf`` or the integer minimum."""
-    if dtype.kind == "f":
+    if dtypes.is_float_dtype(dtype):
         return -np.inf
     if dtype.kind == "b":
         return False

@@ -38,7 +38,7 @@ from xrelay.dialects.relay.base import (
     shape_str,
     tensor,
 )
-from xrelay.dialects.relay.dtypes import is_bool, is_float
+from xrelay.dialects.relay.dtypes import is_bool, is_float, is_float_dtype
 from xrelay.dialects.relay.layout import Layout, LayoutAxis
 from xrelay.dialects.relay.layout_rules import InferredLayouts, MaybeLayout
 
@@ -249,7 +249,7 @@ class MeanOp(ReduceOp):
 def _extreme(dtype: np.dtype[Any], low: bool) -> Any:
     """The identity of ``max`` (``low``) or ``min``: what a reduction over no
     elements gives (TVM's and the kernels' initial value; numpy raises instead)."""
-    if dtype.kind == "f":
+    if is_float_dtype(dtype):
         return -np.inf if low else np.inf
     if dtype.kind == "b":
         return not low

@@ -24,6 +24,7 @@ import math
 import numpy as np
 from xdsl.ir import SSAValue
 
+from xrelay.dialects.relay import dtypes
 from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node, Outputs, converter, numpy_dtype_of
 
@@ -104,7 +105,11 @@ def attention(node: Node) -> Outputs:
             f"{node.rank(k)}, {node.rank(v)}"
         )
     dtype = node.dtype(q)
-    if dtype.kind != "f" or node.dtype(k) != dtype or node.dtype(v) != dtype:
+    if (
+        not dtypes.is_float_dtype(dtype)
+        or node.dtype(k) != dtype
+        or node.dtype(v) != dtype
+    ):
         raise ConversionError(
             f"Q, K and V must have one floating-point dtype, got {dtype}, "
             f"{node.dtype(k)}, {node.dtype(v)}"
@@ -225,7 +230,7 @@ def attention(node: Node) -> Outputs:
         precision = numpy_dtype_of(
             node.attr_int("softmax_precision"), "softmax_precision"
         )
-        if precision.kind != "f":
+        if not dtypes.is_float_dtype(precision):
             raise ConversionError(f"softmax_precision {precision} is not a float type")
         if precision != dtype:
             logits = node.op("cast", [logits], dtype=str(precision))

@@ -8,6 +8,7 @@ import math
 import numpy as np
 from xdsl.ir import SSAValue
 
+from xrelay.dialects.relay import dtypes
 from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node, Outputs, converter, numpy_dtype_of
 
@@ -39,7 +40,7 @@ def mod(node: Node) -> Outputs:
     fmod = node.attr_int("fmod", 0)
     if fmod not in (0, 1):
         raise ConversionError(f"fmod must be 0 or 1, got {fmod}")
-    is_float = node.dtype(node.input(0)).kind == "f"
+    is_float = dtypes.is_float_dtype(node.dtype(node.input(0)))
     if is_float and fmod == 0:
         raise ConversionError("fmod=0 is only defined for integer inputs")
     return node.op("mod" if fmod else "floor_mod", [node.input(0), node.input(1)])

@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 from xdsl.ir import SSAValue
 
+from xrelay.dialects.relay import dtypes
 from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node
 
 
 def _lowest(dtype: np.dtype[Any]) -> float | int:
-    if dtype.kind == "f":
+    if dtypes.is_float_dtype(dtype):
         return -np.inf
     if dtype.kind == "b":
         return 0

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.ir import SSAValue
 
+from xrelay.dialects.relay import dtypes
 from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node
 
@@ -119,7 +120,7 @@ def pool3d_depth(
     dtype = node.dtype(y)
     fill: float | int = 0
     if is_max:
-        fill = -np.inf if dtype.kind == "f" else int(np.iinfo(dtype).min)
+        fill = -np.inf if dtypes.is_float_dtype(dtype) else int(np.iinfo(dtype).min)
     y = _pad_depth(node, y, begin, span - size - begin, fill)
     acc: SSAValue | None = None
     for k in range(kernel):

@@ -31,7 +31,6 @@ from xrelay.lowering.scalar_types import (
     is_half,
     is_signed,
     memory_type,
-    register_type,
 )
 
 BOOL: DType = np.dtype(np.bool_)
@@ -241,13 +240,13 @@ def _reinterpret(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     if src.kind == "b":
         value = kb.result(arith.ExtUIOp(value, IntegerType(8)))
     elif is_half(src):
-        value = kb.result(arith.TruncFOp(value, memory_type(src)))
+        value = kb.narrow(value, src)
     if memory_type(src) != memory_type(dst):
         value = kb.result(arith.BitcastOp(value, memory_type(dst)))
     if dst.kind == "b":
         return kb.cmp("ne", value, kb.zero(np.dtype(np.uint8)), np.dtype(np.uint8))
     if is_half(dst):
-        return kb.result(arith.ExtFOp(value, register_type(dst)))
+        return kb.widen(value, dst)
     return value
 
 

@@ -1,6 +1,6 @@
 """Generated code calls nothing the process does not provide: for every kernel
-family and every dtype the lowering accepts (float16, float32, float64, int8..int64,
-unsigned, bool; bfloat16 is rejected by the lowering), the undefined symbols of the
+family and every dtype the lowering accepts (float16, bfloat16, float32, float64,
+int8..int64, unsigned, bool), the undefined symbols of the
 JIT's object code and of the exported shared library are C library / libm / POSIX
 thread functions that this process resolves, never compiler-runtime helpers such as
 ``__truncdfhf2`` (which only some other loaded library might provide). Builds run in
@@ -25,7 +25,7 @@ from xrelay import relay
 from xrelay.pass_manager import PassContext
 
 dt = sys.argv[1]
-kind = np.dtype(dt).kind
+kind = "f" if dt == "bfloat16" else np.dtype(dt).kind  # ml_dtypes' kind is "V"
 x = relay.var("x", shape=(1, 4, 6, 6), dtype=dt)
 y = relay.var("y", shape=(1, 4, 6, 6), dtype=dt)
 w = relay.var("w", shape=(8, 4, 3, 3), dtype=dt)
@@ -74,7 +74,7 @@ else:
                  relay.nn.conv2d_transpose(x, wt), relay.det(x)]
     elif kind == "i":
         outs += [relay.negative(x)]
-same_width = {"float16": "int16", "float32": "int32", "float64": "int64",
+same_width = {"float16": "int16", "bfloat16": "int16", "float32": "int32", "float64": "int64",
               "int8": "uint8", "int16": "float16", "int32": "float32",
               "int64": "float64", "uint8": "bool", "bool": "uint8"}
 outs += [relay.reinterpret(x, same_width[dt])]
@@ -130,7 +130,7 @@ print(json.dumps(report))
 """
 
 
-DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
           "bool"]  # fmt: skip
 
 

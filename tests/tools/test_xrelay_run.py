@@ -492,3 +492,36 @@ def test_exit_codes(model: Path) -> None:
     )
     assert usage.returncode == 2
     assert usage.stderr.startswith("xrelay-run: error: argument --repeat")
+
+
+BF16_MODEL = """
+func.func @main(%x: tensor<4xbf16>) -> tensor<4xbf16> {
+  %0 = relay.multiply %x, %x : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xbf16>
+  func.return %0 : tensor<4xbf16>
+}
+"""
+
+
+@pytest.mark.parametrize("executor", ["interpreter", "llvm"])
+def test_bfloat16_npy_inputs_and_expected(tmp_path: Path, executor: str) -> None:
+    """``np.save`` keeps bfloat16 as raw ``<V2`` records: read back as bfloat16."""
+    import ml_dtypes
+
+    bf16 = ml_dtypes.bfloat16
+    path = tmp_path / "m.mlir"
+    path.write_text(BF16_MODEL)
+    x = np.array([1.5, -3.0, 0.1, 300.0], dtype=bf16)
+    np.save(tmp_path / "x.npy", x)
+    want = (x.astype(np.float32) ** 2).astype(bf16)
+    np.save(tmp_path / "want.npy", want)
+    np.save(tmp_path / "off.npy", (want.astype(np.float32) + 1).astype(bf16))
+    args = [str(path), "--input", f"x={tmp_path / 'x.npy'}", "--executor", executor]
+    code, out, err = run_main(
+        [*args, "--expected", str(tmp_path / "want.npy"), "--rtol", "0", "--atol", "0"]
+    )
+    assert code == 0, err
+    assert "output 0: bfloat16[4]" in out
+    assert "output 0 matches" in out
+    code, _, err = run_main([*args, "--expected", str(tmp_path / "off.npy")])
+    assert code == 1
+    assert "output 0 does not match" in err

@@ -10,16 +10,6 @@ func.func @main(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
 
 // -----
 
-// A bfloat16 result: a diagnostic naming the op.
-func.func @main(%x: tensor<3xf32>) -> tensor<3xbf16> {
-  %0 = relay.cast %x {dtype = bf16} : (tensor<3xf32>) -> tensor<3xbf16>
-  func.return %0 : tensor<3xbf16>
-}
-
-// CHECK: relay.cast: result #0: bfloat16 tensors cannot be lowered yet
-
-// -----
-
 // No @main to lower.
 func.func @other(%x: tensor<3xf32>) -> tensor<3xf32> {
   func.return %x : tensor<3xf32>

@@ -8,3 +8,12 @@ func.func @f() -> tensor<2xf32> {
   %0 = relay.constant dense<"0x0000C07F000080FF"> : tensor<2xf32>
   func.return %0 : tensor<2xf32>
 }
+
+// bfloat16 constants: decimal values and non-finite bytes (NaN, -inf) read back exactly.
+// CHECK: %0 = relay.constant dense<"0xC07F80FF"> : tensor<2xbf16>
+// CHECK: %1 = relay.constant dense<[1.500000e+00, -7.812500e-03]> : tensor<2xbf16>
+func.func @g() -> (tensor<2xbf16>, tensor<2xbf16>) {
+  %0 = relay.constant dense<"0xC07F80FF"> : tensor<2xbf16>
+  %1 = relay.constant dense<[1.5, -0.0078125]> : tensor<2xbf16>
+  func.return %0, %1 : tensor<2xbf16>, tensor<2xbf16>
+}
