@@ -191,8 +191,6 @@ EXPECTED: dict[str, Group] = {
             "test_optional_has_element_empty_optional_input",
             "test_optional_has_element_optional_input",
             "test_optional_has_element_tensor_input",
-            "test_range_bfloat16_type_positive_delta_expanded",
-            "test_reversesequence_bfloat16",
             "test_sequence_insert_at_back",
             "test_sequence_insert_at_front",
             "test_sequence_map_add_1_sequence_1_tensor",
