@@ -468,10 +468,10 @@ class GraphLowering:
         the others in; the concatenation is a view of its buffer, read by the rest
         of its fused group (when there is one) as an input."""
         shape, dt = tensor_info(node.concat.results[0].type, node.concat.name)
-        view, root = self._at_home(node.value, shape, dt)
+        home = self.placement.homes[node.value]
+        view, root = self._part(home.root, home.offset, shape, dt)
         for i in node.copies:
             (hv,) = env[node.operands[i]]
-            home = self.placement.homes[node.value]
             dest, _ = self._part(
                 home.root, home.offset + node.offsets[i], hv.shape, hv.dtype
             )
@@ -961,9 +961,10 @@ def _insert_deallocs(host: func.FuncOp) -> None:
             last[top.memref] = top
             continue
         for op in top.walk():
-            if isinstance(op, memref.ReinterpretCastOp) and op.source in roots:
-                roots[op.result] = roots[op.source]
-            elif isinstance(op, memref.ViewOp) and op.source in roots:
+            if (
+                isinstance(op, memref.ReinterpretCastOp | memref.ViewOp)
+                and op.source in roots
+            ):
                 roots[op.result] = roots[op.source]
             for v in op.operands:
                 root = roots.get(v)
