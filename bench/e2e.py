@@ -28,6 +28,9 @@ The numpy peer runs the single-input models whose ops it knows (``n/a`` otherwis
 GFLOP/s needs the multiply-adds of ``manifest.json`` (the zoo's ``meta.json`` has
 none: ``n/a``).
 
+``bench/families.py --out DIR`` writes more architecture families in the same
+layout: ``--models DIR`` measures them.
+
 Figures only; nothing here passes or fails.
 """
 
