@@ -17,7 +17,8 @@ families the product must be fast on: channel shuffles with channel counts that
 are not multiples of the vector width (ShuffleNet-V2), grouped convolutions with SE
 gates (RegNet-Y, ResNeXt), 7x7 depthwise + LayerNorm + MLP on NHWC tensors
 (ConvNeXt), a vision transformer as exported (ViT), hard-swish inverted residuals
-with SE (MobileNet-V3) and concatenation-heavy mixed branches (Inception-V3).
+with SE (MobileNet-V3), concatenation-heavy mixed branches (Inception-V3) and
+a causal decoder with a Where mask and tanh GELU (GPT-2).
 
 ``--scale`` shrinks the spatial sizes (the tests build every family at a small
 scale and compare xrelay with the reference).
@@ -334,6 +335,44 @@ def inception_v3(scale: float) -> tuple[onnx.ModelProto, list[int]]:
     return g.model([1, 192, hw, hw], "input", x, 13), [1, 192, hw, hw]
 
 
+def gpt2(scale: float) -> tuple[onnx.ModelProto, list[int]]:
+    """GPT-2 small with two decoder layers on 128 embedded tokens (768 wide, 12
+    heads): fused QKV split by Split, heads by Reshape/Transpose, the causal mask
+    sliced from a constant lower-triangular table and applied with Where, tanh GELU
+    written out with Pow, LayerNormalization."""
+    g = Graph(8)
+    seq = _size(128, scale, 8)
+    dim, heads, hd = 768, 12, 64
+    table = np.tril(np.ones((1, 1, 1024, 1024), np.bool_))
+    mask_table = g.const(table, np.bool_)
+    starts, ends = g.const([0, 0], np.int64), g.const([seq, seq], np.int64)
+    mask = g.op("Slice", [mask_table, starts, ends, g.const([2, 3], np.int64)])
+    x = "input"
+    for _ in range(2):
+        y = g.layer_norm(x, dim)
+        qkv = g.linear(y, dim, 3 * dim)
+        q, k, v = g.ops("Split", [qkv, g.const([dim] * 3, np.int64)], 3, axis=2)
+        shape = g.const([1, seq, heads, hd], np.int64)
+        q, k, v = (g.op("Reshape", [t, shape]) for t in (q, k, v))
+        q = g.op("Transpose", [q], perm=[0, 2, 1, 3])
+        kt = g.op("Transpose", [k], perm=[0, 2, 3, 1])
+        v = g.op("Transpose", [v], perm=[0, 2, 1, 3])
+        a = g.op("Div", [g.op("MatMul", [q, kt]), g.const(np.sqrt(hd))])
+        a = g.op("Where", [mask, a, g.const(-10000.0)])
+        a = g.op("Softmax", [a], axis=-1)
+        o = g.op("Transpose", [g.op("MatMul", [a, v])], perm=[0, 2, 1, 3])
+        o = g.op("Reshape", [o, g.const([1, seq, dim], np.int64)])
+        x = g.op("Add", [x, g.linear(o, dim, dim)])
+        y = g.linear(g.layer_norm(x, dim), dim, 4 * dim)
+        cube = g.op("Mul", [g.op("Pow", [y, g.const(3.0)]), g.const(0.044715)])
+        inner = g.op("Mul", [g.op("Add", [y, cube]), g.const(np.sqrt(2.0 / np.pi))])
+        act = g.op("Add", [g.op("Tanh", [inner]), g.const(1.0)])
+        act = g.op("Mul", [g.op("Mul", [y, g.const(0.5)]), act])
+        x = g.op("Add", [x, g.linear(act, 4 * dim, dim)])
+    x = g.layer_norm(x, dim)
+    return g.model([1, seq, dim], "input", x, 17), [1, seq, dim]
+
+
 FAMILIES: dict[str, Callable[[float], tuple[onnx.ModelProto, list[int]]]] = {
     "shufflenet_v2": shufflenet_v2,
     "regnet_y": regnet_y,
@@ -342,6 +381,7 @@ FAMILIES: dict[str, Callable[[float], tuple[onnx.ModelProto, list[int]]]] = {
     "vit": vit,
     "mobilenet_v3": mobilenet_v3,
     "inception_v3": inception_v3,
+    "gpt2": gpt2,
 }
 
 
