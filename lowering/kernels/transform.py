@@ -39,9 +39,62 @@ def _gather(index_map: IndexMap) -> Callable[[OpContext, int, list[Index]], SSAV
     return value_at
 
 
+def reshape_groups(
+    src: Sequence[int], dst: Sequence[int]
+) -> list[tuple[range, range]] | None:
+    """The dims of ``src`` and ``dst`` in matching runs: ``(src_dims, dst_dims)``
+    pairs, in order, whose extents have the same product, each as short as
+    possible (``[1, 116, 28, 28] -> [1, 2, 58, 28, 28]``: ``1 | 116 -> 2, 58 | 28 |
+    28``). A reshape maps each run on its own, so the axes it does not merge or
+    split pass through untouched. ``None`` when a shape has a zero extent."""
+    if 0 in src or 0 in dst:
+        return None
+    groups: list[tuple[range, range]] = []
+    i = j = 0
+    while i < len(src) or j < len(dst):
+        i0, j0 = i, j
+        a = b = 1
+        # take at least one dim of each side (a side may have run out: only 1s left)
+        if i < len(src):
+            a *= src[i]
+            i += 1
+        if j < len(dst):
+            b *= dst[j]
+            j += 1
+        while a != b:
+            if a < b and i < len(src):
+                a *= src[i]
+                i += 1
+            elif b < a and j < len(dst):
+                b *= dst[j]
+                j += 1
+            else:
+                return None  # the products differ: not a reshape
+        # trailing 1s stay in this run
+        groups.append((range(i0, i), range(j0, j)))
+    return groups
+
+
 def _reshape_map(cx: OpContext, idx: list[Index]) -> list[Index]:
+    """The operand index of a reshape's output index, run by run
+    (:func:`reshape_groups`): a dim that is in both shapes is copied, a split or a
+    merge divides within its run only. Indices are in bounds, so non-negative:
+    unsigned division (no sign fix-ups)."""
     kb = cx.kb
-    return kb.unflatten(kb.flat_index(idx, cx.out_shape()), cx.operand(0).shape)
+    src_shape, dst_shape = cx.operand(0).shape, cx.out_shape()
+    groups = reshape_groups(src_shape, dst_shape)
+    if groups is None:
+        return kb.unflatten(kb.flat_index(idx, dst_shape), src_shape, unsigned=True)
+    out: list[Index] = []
+    for src_dims, dst_dims in groups:
+        if len(src_dims) == 1 and len(dst_dims) == 1:
+            out.append(idx[dst_dims[0]])
+            continue
+        flat = kb.flat_index(
+            [idx[d] for d in dst_dims], [dst_shape[d] for d in dst_dims]
+        )
+        out += kb.unflatten(flat, [src_shape[d] for d in src_dims], unsigned=True)
+    return out
 
 
 for _cls in (

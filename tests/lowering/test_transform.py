@@ -259,3 +259,79 @@ def test_random_transposes_and_slices(seed: int, check: Check, case: Any):
             )
         )
     check(cases)
+
+
+def test_reshape_groups():
+    """Reshapes map run by run: dims in both shapes pass through, splits and merges
+    divide within their run only."""
+    from xrelay.lowering.kernels.transform import reshape_groups
+
+    def runs(src: list[int], dst: list[int]) -> Any:
+        groups = reshape_groups(src, dst)
+        assert groups is not None
+        return [(list(a), list(b)) for a, b in groups]
+
+    assert runs([1, 116, 28, 28], [1, 2, 58, 28, 28]) == [
+        ([0], [0]), ([1], [1, 2]), ([2], [3]), ([3], [4])
+    ]  # fmt: skip
+    assert runs([1, 58, 2, 7, 7], [1, 116, 7, 7]) == [
+        ([0], [0]), ([1, 2], [1]), ([3], [2]), ([4], [3])
+    ]  # fmt: skip
+    assert runs([2, 3, 4], [4, 3, 2]) == [([0, 1, 2], [0, 1, 2])]
+    assert runs([6], [1, 6, 1]) == [([0], [0, 1]), ([], [2])]
+    assert runs([1, 1], []) == [([0], []), ([1], [])]
+    assert reshape_groups([0, 3], [3, 0]) is None
+
+
+@pytest.mark.parametrize(
+    ("src", "dst"),
+    [
+        ((1, 12, 3, 5), (1, 2, 6, 3, 5)),  # a split axis, the rest untouched
+        ((1, 6, 2, 3, 5), (1, 12, 3, 5)),  # a merge
+        ((2, 3, 4), (4, 3, 2)),  # one run over everything
+        ((6, 1, 5), (3, 2, 5, 1)),  # size-1 dims inside runs
+        ((1, 1), (1,)),
+        ((4, 6, 10), (2, 2, 60)),  # runs that regroup across axes
+        ((5,), (1, 5, 1, 1)),
+    ],
+)
+def test_reshape_by_runs(
+    src: tuple[int, ...], dst: tuple[int, ...], rng: Gen, check: Check, case: Any
+):
+    check([case(tr.ReshapeOp, [_x(rng, *src)], {"newshape": list(dst)})])
+
+
+@pytest.mark.parametrize("channels", [6, 58, 116])
+def test_channel_shuffle_chain(channels: int):
+    """ShuffleNet's channel shuffle fused with its concatenation and the next split
+    (one injective kernel of reshapes, a transpose, a concatenation in the blocked
+    layout of a convolution's output) against numpy, at opt_level 3."""
+    import xrelay
+    from xrelay import relay
+
+    rng = np.random.default_rng(channels)
+    half, hw = channels // 2, 5
+    x = relay.var("x", shape=(1, channels, hw, hw))
+    wv = rng.standard_normal((half, half, 1, 1)).astype(np.float32)
+    w = relay.const(wv)
+    a, b = relay.split(x, 2, axis=1)
+    y = relay.nn.relu(relay.nn.conv2d(b, w))
+    cat = relay.concatenate([a, y], axis=1)
+    shuffled = relay.reshape(
+        relay.transpose(relay.reshape(cat, (1, 2, half, hw, hw)), axes=(0, 2, 1, 3, 4)),
+        (1, channels, hw, hw),
+    )
+    first, second = relay.split(shuffled, 2, axis=1)
+    mod = relay.IRModule.from_expr(
+        relay.Function([x], relay.Tuple([first, second + 1.0]))
+    )
+    lib = xrelay.build(mod, cache=False)
+    xv = rng.standard_normal((1, channels, hw, hw)).astype(np.float32)
+    m = lib.create()
+    m.set_input("x", xv)
+    m.run()
+    yv = np.maximum(np.einsum("oi,nihw->nohw", wv[:, :, 0, 0], xv[:, half:]), 0)
+    ref = np.concatenate([xv[:, :half], yv], axis=1)
+    ref = ref.reshape(1, 2, half, hw, hw).transpose(0, 2, 1, 3, 4).reshape(xv.shape)
+    np.testing.assert_allclose(m.get_output(0), ref[:, :half], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(m.get_output(1), ref[:, half:] + 1, rtol=1e-5, atol=1e-5)
