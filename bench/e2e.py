@@ -77,11 +77,20 @@ waiting threads pays more for it than onnxruntime's spinning pool (see
 docs/decisions.md, Threads)."""
 
 
+BLOCK_WARMUP_S = 0.05
+"""Untimed runs at the start of every block, in seconds (at least one run)."""
+
+
 def _blocks_ms(fns: list[Any], runs: int, blocks: int = 5) -> list[float]:
     """Median latency of each of ``fns`` over ``runs`` runs, measured in
     ``blocks`` alternating blocks (so that a change of load on the machine hits
-    every peer alike), each block after one untimed run (and a pause when
-    ``$XRELAY_BENCH_SETTLE_MS`` is set)."""
+    every peer alike), each block after untimed runs for at least
+    :data:`BLOCK_WARMUP_S` (and a pause when ``$XRELAY_BENCH_SETTLE_MS`` is set).
+
+    The untimed runs are not only a cache warm-up: onnxruntime's pool spins for a
+    while after its last run, holding cores; with one untimed run, a block of a
+    few 1 ms runs started while the previous peer's threads still spun (on 2
+    cores, a two-thread run then waits for a core at every barrier)."""
     settle = float(os.environ.get(SETTLE_ENV, "0") or 0) / 1e3
     for fn in fns:
         fn()
@@ -91,7 +100,10 @@ def _blocks_ms(fns: list[Any], runs: int, blocks: int = 5) -> list[float]:
         for fn, ts in zip(fns, times, strict=True):
             if settle > 0:
                 time.sleep(settle)
+            warm_until = time.perf_counter() + BLOCK_WARMUP_S
             fn()
+            while time.perf_counter() < warm_until:
+                fn()
             for _ in range(per):
                 start = time.perf_counter()
                 fn()

@@ -11,6 +11,15 @@ A convolution with few input channels that no candidate divides (a first convolu
 on 3-channel images) takes all of them as one block (``NCHW3c``, as Relay's x86
 fallback does). Otherwise, when no candidate divides a count (the block would be 1),
 the op is not altered.
+
+A departure from Relay's fallback: an output block (or a depthwise convolution's
+channel block) narrower than :func:`min_group_block`, half the host's ``f32``
+lanes, leaves the convolution plain (unless its input has at most
+:data:`NARROW_BLOCK_PIXELS` pixels). The blocked kernels run their vectors along
+the output block, so ShuffleNet's 58- and 116-channel convolutions (blocks of 2 and
+4) used an eighth or a quarter of each AVX-512 register and ran 2-4x slower than
+the plain kernels (which vectorise along 16 output channels, or along the pixels
+of a depthwise plane).
 """
 
 from __future__ import annotations
@@ -36,37 +45,48 @@ def block_size(extent: int) -> int:
     return next((b for b in BLOCK_CANDIDATES if extent % b == 0), 1)
 
 
+NARROW_BLOCK_PIXELS = 64
+"""Inputs of at most this many pixels keep narrow blocks: there the kernel's lanes
+matter less than staying in the neighbours' layout (an SE gate's squeeze
+convolution on a pooled ``1 x 1`` map, 4 to 28 output channels, between blocked
+neighbours: plain, it would add two layout transforms)."""
+
+
 def choose_conv2d_blocking(
-    in_channels: int, out_channels: int
+    in_channels: int, out_channels: int, pixels: int | None = None
 ) -> tuple[int, int] | None:
     """``(ic_block, oc_block)`` for a 2-D convolution with these channel counts, or
-    ``None`` for no blocking (a count without a block larger than 1: the convolution
-    is left alone)."""
+    ``None`` for no blocking (input channels without a block larger than 1, or an
+    output block narrower than :func:`min_group_block` on an input of ``pixels``
+    pixels, when given, of more than :data:`NARROW_BLOCK_PIXELS`: the convolution is
+    left alone)."""
     ic, oc = block_size(in_channels), block_size(out_channels)
     if ic == 1 and 1 < in_channels <= BLOCK_CANDIDATES[0]:
         # a few input channels (an RGB image): one block of all of them, as Relay's
         # x86 fallback does (``NCHW3c``), so that the weights are packed at build time
         ic = in_channels
-    if ic == 1 or oc == 1:
+    narrow_ok = pixels is not None and pixels <= NARROW_BLOCK_PIXELS
+    if ic == 1 or oc == 1 or (oc < min_group_block() and not narrow_ok):
         return None
     return ic, oc
 
 
 def choose_grouped_conv2d_blocking(
-    in_channels: int, out_channels: int, groups: int
+    in_channels: int, out_channels: int, groups: int, pixels: int | None = None
 ) -> tuple[int, int] | None:
     """``(ic_block, oc_block)`` for a grouped 2-D convolution (``groups > 1``): the
     blocks divide the channels of one group, so that no block straddles two groups
     (Relay's x86 ``group_conv2d_NCHWc``). A depthwise convolution (one input and one
     output channel per group) gives ``(1, c)`` with ``c`` the block of its channels:
     data and output ``NCHW{c}c``, the lanes one channel each. ``None`` (the plain
-    kernel) when a group's channels have no block of at least
-    :func:`min_group_block` (a depthwise one: larger than 1)."""
+    kernel) when a group's channels (a depthwise convolution's channels) have no
+    block of at least :func:`min_group_block`."""
     if groups < 1 or in_channels % groups or out_channels % groups:
         return None
     if in_channels == groups == out_channels:
         c = block_size(in_channels)
-        return (1, c) if c > 1 else None
+        narrow_ok = pixels is not None and pixels <= NARROW_BLOCK_PIXELS
+        return (1, c) if c >= min_group_block() or (c > 1 and narrow_ok) else None
     ic = block_size(in_channels // groups)
     oc = block_size(out_channels // groups)
     if min(ic, oc) < min_group_block():

@@ -630,12 +630,13 @@ class Conv2DOp(ConvOp):
             return None
         groups = get_int(self.groups)
         if groups == 1:
-            blocking = choose_conv2d_blocking(shapes[0][1], shapes[1][0])
+            pixels = shapes[0][2] * shapes[0][3]
+            blocking = choose_conv2d_blocking(shapes[0][1], shapes[1][0], pixels)
         elif shapes[1][1] * groups != shapes[0][1]:
             return None  # a depthwise form with a channel multiplier: left alone
         else:
             blocking = choose_grouped_conv2d_blocking(
-                shapes[0][1], shapes[1][0], groups
+                shapes[0][1], shapes[1][0], groups, shapes[0][2] * shapes[0][3]
             )
         if blocking is None:
             return None

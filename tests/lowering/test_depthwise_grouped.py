@@ -197,3 +197,61 @@ def test_depthwise_vector_kernel(dtype: str):
         assert 0 < kernel.count("vector.load") <= 3 * (1 + 13), kernel.count(
             "vector.load"
         )
+
+
+def _depthwise_ref(x: Any, w: Any, pads: tuple[int, int, int, int], dil: int) -> Any:
+    """float64 stride-1 depthwise convolution, NCHW, padding (top, left, bottom,
+    right)."""
+    _, c, h, wd = x.shape
+    _, _, kh, kw = w.shape
+    pt, pl, pb, pr = pads
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    oh, ow = h + pt + pb - dil * (kh - 1), wd + pl + pr - dil * (kw - 1)
+    out = np.zeros((1, c, oh, ow))
+    with np.errstate(invalid="ignore"):
+        for ky in range(kh):
+            for kx in range(kw):
+                patch = xp[:, :, ky * dil : ky * dil + oh, kx * dil : kx * dil + ow]
+                out += patch * w[None, :, 0, ky, kx, None, None].astype(np.float64)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("hw", "k", "dil", "pads"),
+    [
+        ((14, 14), 3, 1, (1, 1, 1, 1)),
+        ((28, 28), 3, 1, (1, 1, 1, 1)),
+        ((17, 6), 5, 1, (2, 2, 2, 2)),
+        ((9, 11), 7, 1, (3, 3, 3, 3)),
+        ((12, 9), 3, 2, (2, 2, 2, 2)),
+        ((8, 7), 3, 1, (0, 0, 2, 2)),  # one-sided padding, rows as wide
+        ((6, 5), 3, 1, (2, 2, 0, 0)),
+        ((5, 1), 3, 1, (1, 1, 1, 1)),
+        ((1, 9), 3, 1, (1, 1, 1, 1)),
+        ((3, 3), 5, 1, (2, 2, 2, 2)),
+    ],
+)
+def test_plain_depthwise_rows_in_registers(
+    hw: tuple[int, int], k: int, dil: int, pads: tuple[int, int, int, int]
+):
+    """Plain stride-1 depthwise planes (17 channels: no block) whose inner rows sum
+    their taps in registers over the flat plane: the columns a tap must not reach
+    (they would wrap into the neighbouring row) are skipped, which the NaN and inf
+    planted at row ends show (they reach only their own windows)."""
+    c = 17
+    rng = np.random.default_rng(k * 100 + hw[0])
+    w = (rng.standard_normal((c, 1, k, k)) * 0.3).astype("float32")
+    data = rng.standard_normal((1, c, *hw)).astype("float32")
+    data[0, 0, :, 0] = np.nan
+    data[0, 1, :, -1] = np.inf
+    data[0, 2, hw[0] // 2, 0] = -np.inf
+    x = relay.var("x", shape=(1, c, *hw), dtype="float32")
+    y = relay.nn.conv2d(x, relay.const(w), groups=c, padding=pads, dilation=(dil, dil))
+    mod = relay.IRModule.from_expr(relay.Function([x], relay.nn.relu(y)))
+    with np.errstate(invalid="ignore"):
+        ref = np.maximum(_depthwise_ref(data, w, pads, dil), 0)
+        ref[np.isnan(_depthwise_ref(data, w, pads, dil))] = np.nan
+    outs, host = _run(mod, data)
+    assert not any("NCHWc" in line for line in _calls(host))
+    np.testing.assert_allclose(outs[0], ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(outs[1], outs[0])

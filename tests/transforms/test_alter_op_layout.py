@@ -339,6 +339,7 @@ def test_twice_is_a_fixed_point():
 
 def test_blocking_policy_is_the_tunable_hook(monkeypatch: pytest.MonkeyPatch):
     """The block sizes come from cpu_layout.choose_conv2d_blocking (via the op)."""
+    monkeypatch.setattr(cpu_layout, "min_group_block", lambda: 4)
     assert cpu_layout.choose_conv2d_blocking(64, 32) == (16, 16)
     assert cpu_layout.choose_conv2d_blocking(24, 12) == (8, 4)
     assert cpu_layout.choose_conv2d_blocking(3, 64) == (3, 16)  # Relay's NCHW3c
@@ -346,7 +347,9 @@ def test_blocking_policy_is_the_tunable_hook(monkeypatch: pytest.MonkeyPatch):
     assert cpu_layout.choose_conv2d_blocking(64, 3) is None
     assert cpu_layout.choose_dense_packing(24, 7) == 8
     assert cpu_layout.choose_dense_packing(7, 24) is None
-    monkeypatch.setattr(nn, "choose_conv2d_blocking", lambda ic, oc: (4, 2))
+    monkeypatch.setattr(
+        nn, "choose_conv2d_blocking", lambda ic, oc, pixels=None: (4, 2)
+    )
     x = var("x", (1, 8, 6, 6))
     _, after = alter(conv(x, weight((16, 8, 3, 3))))
     (c,) = ops_named(after, "relay.nn.contrib_conv2d_NCHWc")
@@ -440,3 +443,34 @@ def test_grouped_blocks_below_the_host_minimum_stay_plain(
     assert len(blocked) == (1 if smallest <= 4 else 0)
     if not blocked:
         assert str(module_of(after)) == str(module_of(mod))
+
+
+@pytest.mark.parametrize("smallest", [4, 8])
+def test_narrow_output_blocks_stay_plain(
+    monkeypatch: pytest.MonkeyPatch, smallest: int
+):
+    """A convolution whose output channels only take a block narrower than the
+    host's smallest useful block (ShuffleNet's 58 and 116 channels: blocks of 2 and
+    4), and a depthwise one whose channels do, stay plain: their kernels on narrow
+    blocks ran 2-4x slower than the plain ones. Narrow input blocks are kept (the
+    lanes run along the output block)."""
+    monkeypatch.setattr(cpu_layout, "min_group_block", lambda: smallest)
+    assert cpu_layout.choose_conv2d_blocking(58, 58) is None
+    assert cpu_layout.choose_conv2d_blocking(116, 116) == (
+        (4, 4) if smallest <= 4 else None
+    )
+    assert cpu_layout.choose_conv2d_blocking(58, 64) == (2, 16)
+    assert cpu_layout.choose_conv2d_blocking(3, 8) == (
+        (3, 8) if smallest <= 8 else None
+    )
+    # a small input (an SE gate's pooled 1 x 1 map) keeps its narrow blocks
+    assert cpu_layout.choose_conv2d_blocking(32, 2, pixels=1) == (16, 2)
+    assert cpu_layout.choose_conv2d_blocking(32, 2, pixels=28 * 28) is None
+    assert cpu_layout.choose_grouped_conv2d_blocking(58, 58, 58, pixels=49) == (1, 2)
+    assert cpu_layout.choose_grouped_conv2d_blocking(116, 116, 116) == (
+        (1, 4) if smallest <= 4 else None
+    )
+    assert cpu_layout.choose_grouped_conv2d_blocking(232, 232, 232) == (1, 8)
+    mod, after = alter(conv(var("x", (1, 58, 9, 9)), weight((58, 58, 1, 1))))
+    assert not ops_named(after, "relay.nn.contrib_conv2d_NCHWc")
+    assert str(module_of(after)) == str(module_of(mod))
