@@ -205,6 +205,61 @@ def test_nchwc_conv_odd_shapes(rng: Gen, check: Check, case: Any):
     check(_nchwc_cases(rng, case))
 
 
+def test_narrow_blocks_many_per_tile(rng: Gen, check: Check, case: Any):
+    """Output blocks narrower than the host's vectors, several per tile
+    (:func:`tile_blocks`: 5 of 8 channels, 3 of 8, 5 of 4), grouped and not; rows
+    the tile does not divide, padding, 1-sized dims."""
+    check(
+        [
+            _nchwc(case, _x(rng, 1, 16, 3, 7), _x(rng, 40, 16, 1, 1), 16, 8, {}),
+            _nchwc(
+                case,
+                _x(rng, 1, 8, 5, 9),
+                _x(rng, 24, 8, 3, 3),
+                8,
+                8,
+                {"padding": [1, 1]},
+            ),
+            _nchwc(
+                case,
+                _ints(rng, 1, 8, 1, 11),
+                _ints(rng, 20, 8, 3, 3),
+                8,
+                4,
+                {"strides": [1, 2], "padding": [1, 1]},
+            ),
+            # RegNet's group width 8: 5 groups, one 8-channel block each
+            _grouped_nchwc(
+                case,
+                _x(rng, 1, 40, 7, 6),
+                _x(rng, 40, 8, 3, 3),
+                5,
+                8,
+                8,
+                {"padding": [1, 1]},
+            ),
+        ]
+    )
+
+
+def test_tile_blocks(monkeypatch: pytest.MonkeyPatch):
+    """Full-vector output blocks pair up; narrower ones take the largest divisor of
+    the group's blocks up to ``2 * vector / block + 1``."""
+    from xrelay.lowering.kernels import conv
+
+    for unit in (tiling.VectorUnit(64, 32), tiling.VectorUnit(32, 16)):
+        monkeypatch.setattr(conv, "host_vector_unit", lambda u=unit: u)
+        assert conv.tile_blocks(4, unit.bytes) == 2
+        assert conv.tile_blocks(5, unit.bytes) == 1
+        half = unit.bytes // 2
+        assert conv.tile_blocks(55, half) == 5  # RegNet's 440 channels
+        assert conv.tile_blocks(13, half) == 1
+        assert conv.tile_blocks(3, half) == 3
+        assert conv.tile_blocks(1, half) == 1
+        assert conv.tile_blocks(8, half) == 5 - 1  # 4 divides 8, 5 does not
+        assert conv.tile_blocks(12, unit.bytes // 4) == 6  # at most 9 quarter blocks
+
+
 def _grouped_nchwc(
     case: Any, x: Any, w: Any, groups: int, ic: int, oc: int, attrs: dict[str, Any]
 ) -> Any:
