@@ -366,12 +366,13 @@ class RowTiles:
         epilogue: Epilogue | None,
         stage: Buffer | None = None,
         chunk: tuple[Index, Index] | None = None,
+        stage_row: Index = 0,
     ) -> None:
         """Emit output row ``y`` of ``out_blocks`` blocks of ``lanes`` channels.
-        ``stage`` (an ``[out_blocks * tile, lanes]`` buffer), when the blocks'
-        channels are not contiguous in the output: each tile is stored there first
-        (contiguous stores keep LLVM vectorising along the channels), then copied
-        out through the epilogue."""
+        ``stage`` (an ``[out_blocks * tile, lanes]`` buffer, from its row
+        ``stage_row`` on), when the blocks' channels are not contiguous in the
+        output: each tile is stored there first (contiguous stores keep LLVM
+        vectorising along the channels), then copied out through the epilogue."""
         kb = self.kb
         sh, sw = self.strides
         pt, pl = self.pads
@@ -535,11 +536,14 @@ class RowTiles:
                 for t in range(tile):
                     for oi in range(lanes):
                         kb.store(
-                            acc[(b * tile + t) * lanes + oi], stage, [b * tile + t, oi]
+                            acc[(b * tile + t) * lanes + oi],
+                            stage,
+                            [kb.iadd(stage_row, b * tile + t), oi],
                         )
             with kb.loop(0, nb) as b, kb.loop(0, tile) as t, kb.loop(0, lanes) as oi:
                 idx = out_at(b, kb.iadd(x, t), oi)
-                value = kb.load(stage, [kb.iadd(kb.imul(b, tile), t), oi])
+                row = kb.iadd(stage_row, kb.iadd(kb.imul(b, tile), t))
+                value = kb.load(stage, [row, oi])
                 if epilogue is not None:
                     value = epilogue(value, idx)
                 kb.store(value, out, idx)
@@ -617,11 +621,62 @@ def _plain_lanes(dt: DType) -> int:
     return max(1, host_vector_unit().bytes // dt.itemsize)
 
 
+PLAIN_SCRATCH_BYTES = 2 << 20
+"""Budget of :func:`conv2d_tiled`'s repacked weights: one copy of a block's weights
+per iteration of its parallel nest, so at most this many bytes in all (fewer row
+groups otherwise)."""
+
+
+@dataclass(frozen=True)
+class _PlainTasks:
+    """How :func:`conv2d_tiled` shares out its work: ``blocks`` output blocks (of
+    ``lanes`` channels, the blocks of each group's channels) times ``row_groups``
+    groups of ``rows`` output rows; each iteration repacks its block's weights
+    into its own slice of the scratch and stages its tiles in its own rows."""
+
+    lanes: int
+    per_group: int
+    blocks: int
+    rows: int
+    row_groups: int
+    tile: int
+
+    @property
+    def iterations(self) -> int:
+        return self.blocks * self.row_groups
+
+
+def _plain_tasks(
+    op: nn.Conv2DOp,
+    data: tuple[int, ...],
+    weight: tuple[int, ...],
+    out: tuple[int, ...],
+    dt: DType,
+) -> _PlainTasks:
+    _, (_, i, kh, kw), _, out_c = op.geometry(data, weight)
+    groups = op.conv_params()[3]
+    lanes = _plain_lanes(dt)
+    _, _, oh, ow = to_nchw(out, op.layouts()[2])
+    assert isinstance(ow, int)
+    assert isinstance(oh, int)
+    assert isinstance(out_c, int)
+    tile = row_tile(ow, 1, lanes, dt.itemsize)
+    per_group = -(-(out_c // groups) // lanes)
+    blocks = groups * per_group
+    rows = conv_row_group(oh, blocks)
+    block_bytes = i * kh * kw * lanes * dt.itemsize
+    most = max(1, PLAIN_SCRATCH_BYTES // max(1, blocks * block_bytes))
+    row_groups = min(-(-oh // rows), most)
+    rows = -(-oh // row_groups)
+    return _PlainTasks(lanes, per_group, blocks, rows, -(-oh // rows), tile)
+
+
 def _conv2d_scratch(
     op: RelayOp, operands: list[TensorInfo], results: list[TensorInfo]
 ) -> list[TensorInfo]:
-    """The repacked weight ``[G * ceil((O/G)/L), I, KH, KW, L]`` of
-    :func:`conv2d_tiled` and its ``[tile, L]`` staging buffer."""
+    """The repacked weights ``[iterations, I, KH, KW, L]`` of :func:`conv2d_tiled`
+    (one block's weights per iteration of its parallel nest) and its staging
+    buffer ``[iterations * tile, L]``."""
     assert isinstance(op, nn.Conv2DOp)
     dt = results[0][1]
     if not _tiled_plain_conv(op, operands[0][1], dt):
@@ -630,24 +685,24 @@ def _conv2d_scratch(
     groups = op.conv_params()[3]
     if depthwise or out_c // groups < 2:
         return []
-    lanes = _plain_lanes(dt)
-    _, _, _, ow = to_nchw(results[0][0], op.layouts()[2])
-    assert isinstance(ow, int)
-    tile = row_tile(ow, 1, lanes, dt.itemsize)
-    blocks = groups * -(-(out_c // groups) // lanes)
-    return [((blocks, i, kh, kw, lanes), dt), ((tile, lanes), dt)]
+    tasks = _plain_tasks(op, operands[0][0], operands[1][0], results[0][0], dt)
+    its, lanes = tasks.iterations, tasks.lanes
+    return [((its, i, kh, kw, lanes), dt), ((its * tasks.tile, lanes), dt)]
 
 
 def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
     """A float ``conv2d`` in any layout, register-tiled like the blocked kernel
-    (:class:`RowTiles`, one output block per tile): the weights are first repacked
-    into the kernel's scratch buffer as ``[G * ceil((O/G)/L), I, KH, KW, L]`` (``L`` =
-    the host's vector lanes, the blocks of each group's output channels, the last
-    one of a group partial; a copy of the weights per call, small next to the
-    convolution), each input channel is its own block. A grouped convolution's
-    blocks read their group's input channels. This is how a first
-    convolution on 3-channel images (which AlterOpLayout leaves in ``NCHW``) runs at
-    vector speed."""
+    (:class:`RowTiles`, one output block per tile), each input channel its own
+    block. The threads share out (output block, group of output rows) pairs
+    (:func:`_plain_tasks`); each first repacks its block's weights into its own
+    slice of the scratch as ``[I, KH, KW, L]`` (``L`` = the host's vector lanes,
+    the blocks of each group's output channels, the last one of a group partial
+    and padded with zeros; a copy per row group, small next to the rows'
+    products), then computes its rows of every batch entry, staging each tile in
+    its own rows of the staging buffer. A grouped convolution's blocks read their
+    group's input channels. This is how a first convolution on 3-channel images
+    (which AlterOpLayout leaves in ``NCHW``), and ShuffleNet's convolutions whose
+    channels take no block, run at vector speed on every thread."""
     op = cx.op
     assert isinstance(op, nn.Conv2DOp)
     kb = cx.kb
@@ -658,22 +713,14 @@ def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     (n_, _, h, w), (_, c_, kh, kw), _, out_c = op.geometry(data.shape, weight.shape)
     _, _, oh, ow = to_nchw(out.shape, out_layout)
     assert isinstance(ow, int)
+    assert isinstance(oh, int)
     assert isinstance(out_c, int)
     assert isinstance(c_, int)
     dt = out.dtype
-    lanes = packed.shape[-1]
+    tasks = _plain_tasks(op, data.shape, weight.shape, out.shape, dt)
+    lanes, per_g = tasks.lanes, tasks.per_group
     out_g = out_c // groups  # output channels per group; c_: input channels per group
-    per_g = -(-out_g // lanes)  # blocks per group (the last one may be partial)
-    with (
-        kb.loop(0, groups) as g,
-        kb.loop(0, out_g) as j,
-        kb.nest([c_, kh, kw]) as (ic, ky, kx),
-    ):
-        oc = kb.iadd(kb.imul(g, out_g), j)
-        logical = {"O": oc, "I": ic, "H": ky, "W": kx}
-        wv = kb.cast(weight.at([logical[a] for a in kernel_layout]), weight.dtype, dt)
-        ob = kb.iadd(kb.imul(g, per_g), kb.idiv(j, lanes))
-        kb.store(wv, packed, [ob, ic, ky, kx, kb.imod(j, lanes)])
+    full = out_g // lanes
     rows = RowTiles(
         kb,
         (sh, sw),
@@ -686,38 +733,56 @@ def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         1,
         dt,
         data.dtype,
-        stage.shape[0],
+        tasks.tile,
     )
-    full = out_g // lanes
 
-    def block(n: Index, g: Index, ob: Index, nl: int) -> None:
-        c0 = 0 if groups == 1 else kb.imul(g, c_)  # the group's first input channel
-        o0 = (
-            kb.imul(ob, lanes)
-            if groups == 1
-            else kb.iadd(kb.imul(g, out_g), kb.imul(ob, lanes))
-        )
-        pb = ob if groups == 1 else kb.iadd(kb.imul(g, per_g), ob)
-        with kb.loop(0, oh) as y:
-            rows.emit(
-                y,
-                nl,
-                lambda cb, iy, ix, _: data.at(
-                    from_nchw([n, kb.iadd(c0, cb), iy, ix], data_layout)
-                ),
-                weight_row(kb, BufferSource(kb, packed), lambda _: [pb], has_ci=False),
-                lambda _, x, oi: from_nchw([n, kb.iadd(o0, oi), y, x], out_layout),
-                out,
-                epilogue,
-                stage,
+    with kb.parallel([groups, per_g, tasks.row_groups]) as (g, ob, rg):
+        it = kb.iadd(kb.imul(kb.iadd(kb.imul(g, per_g), ob), tasks.row_groups), rg)
+        # this block's weights, the channels past the group's end as zeros
+        with kb.loop(0, lanes) as j, kb.nest([c_, kh, kw]) as (ic, ky, kx):
+            jj = kb.iadd(kb.imul(ob, lanes), j)
+            oc = kb.iadd(kb.imul(g, out_g), kb.imin(jj, out_g - 1))
+            logical = {"O": oc, "I": ic, "H": ky, "W": kx}
+            wv = kb.cast(
+                weight.at([logical[a] for a in kernel_layout]), weight.dtype, dt
             )
+            if out_g % lanes:
+                wv = kb.select(kb.icmp("slt", jj, out_g), wv, kb.zero(dt))
+            kb.store(wv, packed, [it, ic, ky, kx, j])
+        c0 = 0 if groups == 1 else kb.imul(g, c_)  # the group's first input channel
+        o0 = kb.iadd(kb.imul(g, out_g), kb.imul(ob, lanes))
+        y_lo = kb.imul(rg, tasks.rows)
+        y_hi = kb.imin(kb.iadd(y_lo, tasks.rows), oh)
 
-    with kb.loop(0, n_) as n, kb.loop(0, groups) as g:
-        if full:
-            with kb.loop(0, full) as ob:
-                block(n, g, ob, lanes)
-        if out_g % lanes:
-            block(n, g, full, out_g % lanes)
+        def block(nl: int) -> list[SSAValue]:
+            with kb.loop(0, n_) as n, kb.loop(y_lo, y_hi) as y:
+                rows.emit(
+                    y,
+                    nl,
+                    lambda cb, iy, ix, _: data.at(
+                        from_nchw([n, kb.iadd(c0, cb), iy, ix], data_layout)
+                    ),
+                    weight_row(
+                        kb, BufferSource(kb, packed), lambda _: [it], has_ci=False
+                    ),
+                    lambda _, x, oi: from_nchw([n, kb.iadd(o0, oi), y, x], out_layout),
+                    out,
+                    epilogue,
+                    stage,
+                    stage_row=kb.imul(it, tasks.tile),
+                )
+            return []
+
+        if out_g % lanes == 0:
+            block(lanes)
+        elif full == 0:
+            block(out_g % lanes)
+        else:
+            kb.if_(
+                kb.icmp("slt", ob, full),
+                lambda: block(lanes),
+                lambda: block(out_g % lanes),
+            )
 
 
 def _conv2d_any(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:

@@ -255,3 +255,24 @@ def test_plain_depthwise_rows_in_registers(
     assert not any("NCHWc" in line for line in _calls(host))
     np.testing.assert_allclose(outs[0], ref, rtol=1e-4, atol=1e-5)
     np.testing.assert_array_equal(outs[1], outs[0])
+
+
+@pytest.mark.parametrize(("c", "o", "groups"), [(58, 58, 1), (116, 116, 1), (9, 18, 3)])
+def test_plain_tiled_conv_is_shared_out(c: int, o: int, groups: int):
+    """The plain register-tiled convolution (channels that take no block: the last
+    output block partial) is called by every thread (each iteration repacks its
+    block's weights into its own scratch slice) and gives the same bits on one and
+    two threads."""
+    rng = np.random.default_rng(c)
+    w = (rng.standard_normal((o, c // groups, 1, 1)) * 0.3).astype("float32")
+    x = relay.var("x", shape=(1, c, 14, 14), dtype="float32")
+    y = relay.nn.relu(relay.nn.conv2d(x, relay.const(w), groups=groups))
+    mod = relay.IRModule.from_expr(relay.Function([x], y))
+    data = rng.standard_normal((1, c, 14, 14)).astype("float32")
+    outs, host = _run(mod, data)
+    (call,) = [line for line in _calls(host) if "conv2d" in line]
+    # called by every thread with its id (not by thread 0 alone, with constants)
+    assert "%tid, %nthreads, %team)" in call
+    ref = np.maximum(_conv_ref(data, w, groups, 1, 0), 0)
+    np.testing.assert_allclose(outs[0], ref, rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(outs[1], outs[0])
