@@ -373,6 +373,108 @@ def gpt2(scale: float) -> tuple[onnx.ModelProto, list[int]]:
     return g.model([1, seq, dim], "input", x, 17), [1, seq, dim]
 
 
+def squeezenet(scale: float) -> tuple[onnx.ModelProto, list[int]]:
+    """SqueezeNet 1.1's middle: fire modules (1x1 squeeze, then 1x1 and 3x3 expand
+    branches concatenated), a ceil-mode 3x3/2 max pool between them, and the
+    classifier (1x1 convolution to 1000 classes, ReLU, global average pool,
+    flatten)."""
+    g = Graph(9)
+    hw = _size(55, scale)
+
+    def fire(x: str, cin: int, squeeze: int, expand: int) -> str:
+        s = g.conv(x, cin, squeeze, act="relu")
+        a = g.conv(s, squeeze, expand, act="relu")
+        b = g.conv(s, squeeze, expand, 3, act="relu")
+        return g.op("Concat", [a, b], axis=1)
+
+    x = fire("input", 64, 16, 64)
+    x = fire(x, 128, 16, 64)
+    x = g.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    x = fire(x, 128, 32, 128)
+    x = fire(x, 256, 32, 128)
+    x = g.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    x = fire(x, 256, 48, 192)
+    x = fire(x, 384, 64, 256)
+    x = g.conv(x, 512, 1000, act="relu")
+    x = g.op("Flatten", [g.op("GlobalAveragePool", [x])])
+    return g.model([1, 64, hw, hw], "input", x, 13), [1, 64, hw, hw]
+
+
+def deeplab_v3(scale: float) -> tuple[onnx.ModelProto, list[int]]:
+    """DeepLabV3's ASPP head on a ResNet's stride-8 features: a 1x1 branch, three
+    3x3 branches dilated 12, 24 and 36 (wider than the map: most taps fall in the
+    padding), an image-pooling branch broadcast back by Resize, concatenation,
+    projection, a 3x3 convolution, the 21-class classifier, and the bilinear
+    upsampling to the input's size."""
+    g = Graph(10)
+    hw = _size(28, scale)
+    c, mid = 512, 256
+    x = "input"
+    branches = [g.conv(x, c, mid, act="relu")]
+    for rate in (12, 24, 36):
+        w = g.weight(mid, c, 3, 3)
+        b = g.const(g.rng.standard_normal(mid) * 0.1, hint="b")
+        y = g.op("Conv", [x, w, b], pads=[rate] * 4, dilations=[rate, rate], group=1)
+        branches.append(g.op("Relu", [y]))
+    pooled = g.conv(g.op("GlobalAveragePool", [x]), c, mid, act="relu")
+    size = g.const([1, mid, hw, hw], np.int64)
+    branches.append(g.op("Resize", [pooled, "", "", size], mode="linear"))
+    y = g.conv(g.op("Concat", branches, axis=1), 5 * mid, mid, act="relu")
+    y = g.conv(y, mid, mid, 3, act="relu")
+    y = g.conv(y, mid, 21)
+    out = g.const([1, 21, 8 * hw, 8 * hw], np.int64)
+    y = g.op("Resize", [y, "", "", out], mode="linear")
+    return g.model([1, c, hw, hw], "input", y, 13), [1, c, hw, hw]
+
+
+def whisper_encoder(scale: float) -> tuple[onnx.ModelProto, list[int]]:
+    """Whisper-tiny's encoder with two layers on a log-mel spectrogram: two 1-D
+    convolutions (the second of stride 2) with erf GELU, sinusoidal positions,
+    pre-LayerNorm attention whose scale is split between Q and K (Whisper's export
+    multiplies both by d^-0.25), heads by Reshape/Transpose, an erf GELU MLP."""
+    g = Graph(11)
+    frames = _size(1500, scale, 2)
+    dim, heads, hd, mels = 384, 6, 64, 80
+    x = g.op(
+        "Conv",
+        ["input", g.weight(dim, mels, 3), g.const(np.zeros(dim))],
+        pads=[1, 1],
+    )
+    x = g.gelu_erf(x)
+    x = g.op(
+        "Conv",
+        [x, g.weight(dim, dim, 3), g.const(np.zeros(dim))],
+        pads=[1, 1],
+        strides=[2],
+    )
+    x = g.op("Transpose", [g.gelu_erf(x)], perm=[0, 2, 1])
+    tokens = frames // 2
+    x = g.op("Add", [x, g.const(0.02 * g.rng.standard_normal((tokens, dim)))])
+    scale_qk = g.const(hd**-0.25)
+    for _ in range(2):
+        y = g.layer_norm(x, dim)
+        shape = g.const([1, tokens, heads, hd], np.int64)
+
+        def heads_of(t: str, perm: list[int], shape: str = shape) -> str:
+            t = g.op("Mul", [t, scale_qk])
+            return g.op("Transpose", [g.op("Reshape", [t, shape])], perm=perm)
+
+        q = heads_of(g.linear(y, dim, dim), [0, 2, 1, 3])
+        k = heads_of(g.op("MatMul", [y, g.weight(dim, dim)]), [0, 2, 3, 1])
+        v = g.op("Reshape", [g.linear(y, dim, dim), shape])
+        v = g.op("Transpose", [v], perm=[0, 2, 1, 3])
+        a = g.op("Softmax", [g.op("MatMul", [q, k])], axis=-1)
+        o = g.op("Transpose", [g.op("MatMul", [a, v])], perm=[0, 2, 1, 3])
+        o = g.op("Reshape", [o, g.const([1, tokens, dim], np.int64)])
+        x = g.op("Add", [x, g.linear(o, dim, dim)])
+        y = g.layer_norm(x, dim)
+        x = g.op(
+            "Add", [x, g.linear(g.gelu_erf(g.linear(y, dim, 4 * dim)), 4 * dim, dim)]
+        )
+    x = g.layer_norm(x, dim)
+    return g.model([1, mels, frames], "input", x, 17), [1, mels, frames]
+
+
 FAMILIES: dict[str, Callable[[float], tuple[onnx.ModelProto, list[int]]]] = {
     "shufflenet_v2": shufflenet_v2,
     "regnet_y": regnet_y,
@@ -382,6 +484,9 @@ FAMILIES: dict[str, Callable[[float], tuple[onnx.ModelProto, list[int]]]] = {
     "mobilenet_v3": mobilenet_v3,
     "inception_v3": inception_v3,
     "gpt2": gpt2,
+    "squeezenet": squeezenet,
+    "deeplab_v3": deeplab_v3,
+    "whisper_encoder": whisper_encoder,
 }
 
 

@@ -444,6 +444,18 @@ class RowTiles:
             loop, the tap carried as an odometer of counters (kernel column
             fastest), a level of loop-carried sums instead of three."""
             sums = nb * tile * lanes
+            # the kernel columns some pixel of the tile reaches inside the data
+            # (a dilated kernel wider than the row reaches only its centre)
+            if kw > 1 and (low[0] or high[-1]):
+                kx_lo = tap_range(
+                    kb, kb.isub(kb.imul(kb.iadd(x, tile - 1), sw), pl), kw, dw, 0, w
+                )[0]
+                kx_hi = tap_range(
+                    kb, kb.isub(kb.imul(x, sw), pl), kw, dw, -(kw * dw + w), w
+                )[1]
+                kx_hi = kb.imax(kx_lo, kx_hi)
+            else:
+                kx_lo, kx_hi = 0, kw
             if chunk is None:
                 init = [zero] * sums
             else:
@@ -466,14 +478,17 @@ class RowTiles:
                         ky_hi,
                         a0,
                         lambda ky, a1: kb.fold_loop(
-                            0, kw, a1, lambda kx, a2: over_kx(x, cb, ky, kx, a2)
+                            kx_lo,
+                            kx_hi,
+                            a1,
+                            lambda kx, a2: over_kx(x, cb, ky, kx, a2),
                         ),
                     ),
                 )
             # (counter's first value, its end, whether it can count past its
             # first value) per counter, fastest first
             axes = (
-                (0, kw, kw > 1),
+                (kx_lo, kx_hi, kw > 1),
                 (ky_lo, ky_hi, kh > 1),
                 (cb_lo, cb_hi, not isinstance(cb_n, int) or cb_n > 1),
             )
@@ -502,7 +517,7 @@ class RowTiles:
 
             return kb.fold_loop(
                 0,
-                kb.imul(kb.isub(ky_hi, ky_lo), kb.imul(kw, cb_n)),
+                kb.imul(kb.isub(ky_hi, ky_lo), kb.imul(kb.isub(kx_hi, kx_lo), cb_n)),
                 init + [kb.index(lo) for lo, _ in digits],
                 over_taps,
             )[:sums]

@@ -205,6 +205,48 @@ def test_nchwc_conv_odd_shapes(rng: Gen, check: Check, case: Any):
     check(_nchwc_cases(rng, case))
 
 
+def test_dilation_wider_than_the_tile(rng: Gen, check: Check, case: Any):
+    """DeepLab's atrous convolutions: dilations wider than the row or the tile, so
+    that tiles skip the kernel columns none of their pixels reaches (only the
+    centre, or one side), with rows the tile does not divide and a stride."""
+    check(
+        [
+            _nchwc(
+                case,
+                _x(rng, 1, 16, 7, 9),
+                _x(rng, 16, 16, 3, 3),
+                16,
+                16,
+                {"dilation": [8, 8], "padding": [8, 8]},
+            ),
+            _nchwc(
+                case,
+                _x(rng, 1, 16, 9, 29),
+                _x(rng, 32, 16, 3, 3),
+                16,
+                16,
+                {"dilation": [5, 12], "padding": [5, 12]},
+            ),
+            _nchwc(
+                case,
+                _x(rng, 1, 8, 6, 23),
+                _x(rng, 16, 8, 3, 5),
+                8,
+                8,
+                {"dilation": [1, 6], "padding": [1, 3, 1, 21], "strides": [1, 2]},
+            ),
+            _nchwc(
+                case,
+                _x(rng, 1, 16, 5, 40),
+                _x(rng, 16, 16, 1, 3),
+                16,
+                16,
+                {"dilation": [1, 36], "padding": [0, 36]},
+            ),
+        ]
+    )
+
+
 def test_narrow_blocks_many_per_tile(rng: Gen, check: Check, case: Any):
     """Output blocks narrower than the host's vectors, several per tile
     (:func:`tile_blocks`: 5 of 8 channels, 3 of 8, 5 of 4), grouped and not; rows
