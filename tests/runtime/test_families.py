@@ -1,6 +1,6 @@
 """The architecture families of ``bench/families.py`` (ShuffleNet-V2, RegNet-Y,
-ResNeXt, ConvNeXt, ViT, MobileNet-V3, Inception-V3 blocks, generated with random
-weights) build with ``xrelay.build`` at opt_level 3 and at the default level, on one
+ResNeXt, ConvNeXt, ViT, MobileNet-V3, Inception-V3, GPT-2, SqueezeNet, DeepLabV3's
+ASPP head, a Whisper-style encoder, generated with random weights) build with ``xrelay.build`` at opt_level 3 and at the default level, on one
 and two threads, and match ``onnx.reference`` within rtol 1e-3, atol 1e-4 (the zoo's
 tolerance). They are built at a reduced spatial scale: the block structure, channel
 counts, groups and attention shapes are those of the published networks."""
