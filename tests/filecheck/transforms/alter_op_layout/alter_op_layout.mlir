@@ -155,3 +155,23 @@ func.func @not_altered(%x: tensor<1x3x6x6xf32>, %w: tensor<5x3x3x3xf32>, %y: ten
   %4 = relay.nn.dense %v, %wv : (tensor<8xf32>, tensor<16x8xf32>) -> tensor<16xf32>
   func.return %0, %1, %2, %3, %4 : tensor<1x5x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x4x4x8xf32>, tensor<2x7xf32>, tensor<16xf32>
 }
+
+// -----
+
+// ShuffleNet's 58 channels take blocks of 2, narrower than half of any host's
+// vector lanes: on a 16 x 16 map the convolutions (1x1 and depthwise) stay plain;
+// on a pooled 1 x 1 map (an SE gate's squeeze) the narrow block is kept.
+// CHECK-LABEL: func.func @narrow_blocks
+// CHECK-NOT:     layout_transform %x
+// CHECK:         %[[C:.*]] = relay.nn.conv2d %x, %w : (tensor<1x58x16x16xf32>, tensor<58x58x1x1xf32>) -> tensor<1x58x16x16xf32>
+// CHECK-NEXT:    %[[D:.*]] = relay.nn.conv2d %[[C]], %dw {padding = array<i64: 1, 1, 1, 1>, groups = 58 : i64}
+// CHECK:         relay.nn.contrib_conv2d_NCHWc {{.*}} -> tensor<1x29x1x1x2xf32>
+func.func @narrow_blocks(%x: tensor<1x58x16x16xf32>, %g: tensor<1x64x1x1xf32>) -> (tensor<1x58x16x16xf32>, tensor<1x58x1x1xf32>) {
+  %w = relay.constant dense<0.5> : tensor<58x58x1x1xf32>
+  %dw = relay.constant dense<0.25> : tensor<58x1x3x3xf32>
+  %sq = relay.constant dense<0.125> : tensor<58x64x1x1xf32>
+  %0 = relay.nn.conv2d %x, %w : (tensor<1x58x16x16xf32>, tensor<58x58x1x1xf32>) -> tensor<1x58x16x16xf32>
+  %1 = relay.nn.conv2d %0, %dw {padding = array<i64: 1, 1, 1, 1>, groups = 58 : i64} : (tensor<1x58x16x16xf32>, tensor<58x1x3x3xf32>) -> tensor<1x58x16x16xf32>
+  %2 = relay.nn.conv2d %g, %sq : (tensor<1x64x1x1xf32>, tensor<58x64x1x1xf32>) -> tensor<1x58x1x1xf32>
+  func.return %1, %2 : tensor<1x58x16x16xf32>, tensor<1x58x1x1xf32>
+}
