@@ -402,8 +402,8 @@ def squeezenet(scale: float) -> tuple[onnx.ModelProto, list[int]]:
 
 def deeplab_v3(scale: float) -> tuple[onnx.ModelProto, list[int]]:
     """DeepLabV3's ASPP head on a ResNet's stride-8 features: a 1x1 branch, three
-    3x3 branches dilated 12, 24 and 36 (wider than the map: most taps fall in the
-    padding), an image-pooling branch broadcast back by Resize, concatenation,
+    3x3 branches dilated 12, 24 and 36 at full scale (wider than the map: most taps
+    fall in the padding), an image-pooling branch broadcast back by Resize, concatenation,
     projection, a 3x3 convolution, the 21-class classifier, and the bilinear
     upsampling to the input's size."""
     g = Graph(10)
@@ -411,7 +411,8 @@ def deeplab_v3(scale: float) -> tuple[onnx.ModelProto, list[int]]:
     c, mid = 512, 256
     x = "input"
     branches = [g.conv(x, c, mid, act="relu")]
-    for rate in (12, 24, 36):
+    # the rates scale with the map, as DeepLab's do with its output stride
+    for rate in (max(1, round(r * scale)) for r in (12, 24, 36)):
         w = g.weight(mid, c, 3, 3)
         b = g.const(g.rng.standard_normal(mid) * 0.1, hint="b")
         y = g.op("Conv", [x, w, b], pads=[rate] * 4, dilations=[rate, rate], group=1)
