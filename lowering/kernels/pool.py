@@ -10,9 +10,11 @@ padded input with ``count_include_pad``). Any data layout that is a permutation 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import pooling
@@ -145,8 +147,100 @@ def _window_pool_any(cx: OpContext, outs: list[Buffer]) -> None:
         return
     kb = cx.kb
     value_at = _avg_pool if isinstance(cx.op, pooling.AvgPool2DOp) else _max_pool
+    if _window_pool_plain_rows(cx, outs[0], value_at):
+        return
     with kb.parallel(outs[0].shape) as idx:
         kb.store(value_at(cx, 0, idx), outs[0], idx)
+
+
+I32 = IntegerType(32)
+I32_DT = np.dtype(np.int32)
+
+
+def _window_pool_plain_rows(
+    cx: OpContext,
+    out: Buffer,
+    value_at: Callable[[OpContext, int, list[Index]], SSAValue],
+) -> bool:
+    """Stride-1 max or average pooling of a stored ``NCHW`` ``f32`` / ``f64`` plane
+    whose output rows are as wide as the input's (Inception's 3x3 average pool on a
+    plain input): the rows every window row reaches, less one at each end, are one
+    loop over the flat plane (each output ``q`` reads input ``q + (ky*dh - pt)*w +
+    kx*dw - pl``), the taps folded in registers in the window fold's order, a tap
+    whose column wraps into the neighbouring row skipped by a select on the column;
+    the other rows take one window fold per output. ``False`` (nothing emitted)
+    otherwise."""
+    op = cx.op
+    assert isinstance(op, pooling.MaxPool2DOp | pooling.AvgPool2DOp)
+    kb, dt = cx.kb, out.dtype
+    data = cx.operand(0)
+    (ph, pw), (sh, sw), (dh, dw), (pt, pl, _, _) = op.params()
+    layout, out_layout = op.layouts()
+    if op.blocked() is not None or layout != "NCHW" or out_layout != "NCHW":
+        return False
+    buf = data.buffer
+    n_, c_, h, w = data.shape
+    _, _, oh, ow = out.shape
+    if (
+        buf is None
+        or data.dtype != dt
+        or dt.kind != "f"
+        or dt.itemsize < 4
+        or (sh, sw) != (1, 1)
+        or ow != w
+        or pt < 0
+        or not 0 <= pl <= w
+        or not 0 <= (pw - 1) * dw - pl <= w
+    ):
+        return False
+    a = pt + 1
+    b = min(oh, h - ((ph - 1) * dh - pt)) - 1
+    if a >= b:
+        return False
+    average = isinstance(op, pooling.AvgPool2DOp)
+    include_pad = average and get_bool(cast(pooling.AvgPool2DOp, op).count_include_pad)
+    acc_dt = acc_dtype(dt) if average else dt
+    flat_in, flat_out = kb.flat(buf), kb.flat(out)
+    with kb.parallel([n_, c_]) as (n, c):
+        for r0, r1 in ((0, a), (b, oh)):
+            with kb.loop(r0, r1) as y, kb.loop(0, ow) as x:
+                idx = [n, c, y, x]
+                kb.store(value_at(cx, 0, idx), out, idx)
+        channel = kb.iadd(kb.imul(n, c_), c)
+        plane, out_plane = kb.imul(channel, h * w), kb.imul(channel, oh * ow)
+        with kb.loop(a * w, b * w) as q:
+            col = kb.result(
+                arith.RemUIOp(
+                    kb.result(arith.IndexCastOp(kb.index(q), I32)), kb.const(w, I32_DT)
+                )
+            )
+            fold = kb.zero(acc_dt) if average else kb.lowest(dt)
+            count: Index = 0
+            for ky in range(ph):
+                for kx in range(pw):
+                    x0 = kx * dw - pl
+                    at = kb.iadd(plane, kb.iadd(q, (ky * dh - pt) * w + x0))
+                    v = kb.load(flat_in, [at])
+                    new = (
+                        kb.add(fold, kb.cast(v, dt, acc_dt))
+                        if average
+                        else kb.max(fold, v, dt)
+                    )
+                    if x0 == 0:
+                        fold = new
+                        count = kb.iadd(count, 1)
+                        continue
+                    # reached: 0 <= col + x0 < w
+                    bound = kb.const(-x0 if x0 < 0 else w - x0, I32_DT)
+                    inside = kb.result(
+                        arith.CmpiOp(col, bound, "uge" if x0 < 0 else "ult")
+                    )
+                    fold = kb.select(inside, new, fold)
+                    count = kb.iadd(count, kb.select(inside, kb.index(1), kb.index(0)))
+            if average:
+                fold = _divide_by_count(kb, fold, ph * pw if include_pad else count, dt)
+            kb.store(fold, flat_out, [kb.iadd(out_plane, q)])
+    return True
 
 
 def _blocked_source(

@@ -229,6 +229,8 @@ def _depthwise_ref(x: Any, w: Any, pads: tuple[int, int, int, int], dil: int) ->
         ((5, 1), 3, 1, (1, 1, 1, 1)),
         ((1, 9), 3, 1, (1, 1, 1, 1)),
         ((3, 3), 5, 1, (2, 2, 2, 2)),
+        ((11, 9), 3, 1, (1, 1, 0, 1)),  # fewer output rows than input rows
+        ((12, 10), 3, 2, (0, 2, 0, 2)),  # four fewer
     ],
 )
 def test_plain_depthwise_rows_in_registers(

@@ -64,6 +64,56 @@ def test_window_pooling(seed: int, check: Check, case: Any):
     check(cases)
 
 
+@pytest.mark.parametrize(
+    ("hw", "k", "dil", "pads", "include_pad"),
+    [
+        ((35, 35), 3, 1, [1, 1, 1, 1], True),  # Inception's average pool branch
+        ((35, 35), 3, 1, [1, 1, 1, 1], False),
+        ((9, 17), 5, 1, [2, 2, 2, 2], False),
+        ((12, 7), 3, 2, [2, 2, 2, 2], True),
+        ((8, 6), 3, 1, [0, 0, 2, 2], False),  # one-sided padding, rows as wide
+        ((6, 5), 3, 1, [2, 2, 0, 0], True),
+        ((5, 1), 3, 1, [1, 1, 1, 1], False),
+        ((4, 4), 3, 1, [1, 1, 1, 1], True),  # no inner rows: every output folded
+        ((9, 7), 3, 1, [1, 1, 0, 1], False),  # fewer output rows than input rows
+        ((9, 7), 3, 2, [0, 2, 0, 2], True),  # four fewer
+    ],
+)
+def test_plain_stride1_pools_fold_rows_in_registers(
+    hw: tuple[int, int],
+    k: int,
+    dil: int,
+    pads: list[int],
+    include_pad: bool,
+    check: Check,
+    case: Any,
+):
+    """Stride-1 max and average pools on plain NCHW planes whose rows are as wide
+    as the input's fold their inner rows over the flat plane; NaN and infinities at
+    the row ends must reach only their own windows (not the neighbouring row's)."""
+    rng = np.random.default_rng(hw[0] * 10 + k)
+    x = _x(rng, 2, 3, *hw)
+    x[0, 0, :, 0] = np.nan
+    x[0, 1, :, -1] = np.inf
+    x[1, 2, hw[0] // 2, 0] = -np.inf
+    attrs: dict[str, Any] = {
+        "pool_size": [k, k],
+        "dilation": [dil, dil],
+        "padding": pads,
+    }
+    check(
+        [
+            case(pl.MaxPool2DOp, [x], attrs),
+            case(pl.AvgPool2DOp, [x], {**attrs, "count_include_pad": include_pad}),
+            case(
+                pl.AvgPool2DOp,
+                [x.astype("float64")],
+                {**attrs, "count_include_pad": include_pad},
+            ),
+        ]
+    )
+
+
 def test_global_and_adaptive_pooling(rng: Gen, check: Check, case: Any):
     x = _x(rng, 2, 3, 7, 5)
     check(
