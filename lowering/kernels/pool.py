@@ -10,7 +10,6 @@ padded input with ``count_include_pad``). Any data layout that is a permutation 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import cast
 
 import numpy as np
 from xdsl.dialects import arith
@@ -198,7 +197,7 @@ def _window_pool_plain_rows(
     if a >= b:
         return False
     average = isinstance(op, pooling.AvgPool2DOp)
-    include_pad = average and get_bool(cast(pooling.AvgPool2DOp, op).count_include_pad)
+    include_pad = isinstance(op, pooling.AvgPool2DOp) and get_bool(op.count_include_pad)
     acc_dt = acc_dtype(dt) if average else dt
     flat_in, flat_out = kb.flat(buf), kb.flat(out)
     with kb.parallel([n_, c_]) as (n, c):
