@@ -6,18 +6,18 @@ loop vectoriser from vectorising the loop around it; these expansions are plain
 ``llvm`` arithmetic, bit operations and selects, so the loop runs on full vectors.
 ``f16`` goes through them in ``f32``; ``f64`` keeps libm.
 
-Accuracy against the correctly rounded result, as measured over the whole ``f32``
-range (``tests/lowering/test_math_polynomial.py`` checks the bounds in brackets on
-random bit patterns, a dense sweep and the edges: denormals, ±0, ±inf, NaN):
+Accuracy against the correctly rounded result, as measured over every ``f32`` value
+(``tests/lowering/test_math_polynomial.py`` checks the bounds in brackets on random
+bit patterns, a dense sweep and the edges: denormals, ±0, ±inf, NaN):
 
 * ``exp``: range reduction ``x = n ln2 + r`` (``ln2`` in two parts), ``1 + r + r^2
   P(r)`` with ``P`` of degree 4 on ``|r| <= ln2/2`` and ``2^n`` applied in two
   steps (so that denormal results and those up to the overflow threshold are
   exact; on AVX-512 hosts one ``llvm.ldexp``, which LLVM makes one ``vscalefps``
-  rounding the same product once): 1.0 ulp (2); ``-inf`` and underflow → 0, ``+inf`` and overflow → ``inf``.
+  rounding the same product once): 1.05 ulp (2); ``-inf`` and underflow → 0, ``+inf`` and overflow → ``inf``.
 * ``log``: ``x = (1 + m) 2^k`` with ``1 + m`` in ``[sqrt(1/2), sqrt(2))`` by integer
   arithmetic on the bits (denormals scaled by ``2^23`` first), ``m - m^2/2 + m^3
-  P(m)`` with ``P`` of degree 6: 1.1 ulp (2); ``±0`` → ``-inf``, negatives → NaN,
+  P(m)`` with ``P`` of degree 6: 1.2 ulp (2); ``±0`` → ``-inf``, negatives → NaN,
   ``inf`` → ``inf``.
 * ``tanh``: ``x P(x^2) / Q(x^2)`` (degree 4 / 4) with ``x`` clamped to ``[-9, 9]``
   (``tanh`` rounds to ±1 from 9.01 on): one branch, one division; ``-0`` → ``-0``,
@@ -31,11 +31,12 @@ random bit patterns, a dense sweep and the edges: denormals, ±0, ±inf, NaN):
   (6), 17 operations instead of about 50 (two branches, a rational function and an
   exp: 2.4 ulp); the fit is within 0.9 ulp. The result can be ``1 + 2^-23`` for
   some ``|x|`` in ``[3.78, 3.9375)``.
-* ``sigmoid`` (built on ``exp`` by the elementwise kernels): 2.2 ulp (3).
+* ``sigmoid`` (built on ``exp`` by the elementwise kernels): 2.4 ulp (3).
 
-The polynomials and rational functions were fitted for this module (weighted least
-squares iterated towards the minimax relative error in ``float64``, coefficients
-rounded to ``f32`` one at a time with the others refitted, then checked in ``f32``).
+The polynomials and rational functions were fitted for this module by
+:mod:`xrelay.tools.fit_math_polynomial` (weighted least squares iterated towards the
+minimax relative error in ``float64``, coefficients rounded to ``f32`` one at a time
+with the others refitted), then checked in ``f32``.
 NaN in gives NaN out for all four.
 """
 
