@@ -192,8 +192,24 @@ _EXP_P = (
 )
 
 
+def _minus_abs(x: SSAValue) -> bool:
+    """Whether ``x`` is ``-|y|`` (sigmoid's ``e^-|x|``): at most 0, or NaN."""
+    neg = x.owner
+    if not isinstance(neg, llvm.FNegOp):
+        return False
+    fabs = neg.arg.owner
+    return isinstance(fabs, llvm.CallIntrinsicOp) and fabs.intrin.data.startswith(
+        "llvm.fabs."
+    )
+
+
 def exp_f32(e: _Emit, x: SSAValue) -> SSAValue:
-    xc = e.clamp(x, -104.0, 89.0)
+    # no upper clamp for -|y| (one operation less in sigmoid and SiLU)
+    if _minus_abs(x):
+        lo = e.f(-104.0)
+        xc = e.select(e.cmp("olt", x, lo), lo, x)
+    else:
+        xc = e.clamp(x, -104.0, 89.0)
     t = e.fma(xc, e.f(_LOG2E), e.f(_MAGIC))
     n = e.sub(t, e.f(_MAGIC))
     n_int = e.isub(e.bits(t), e.bits(e.f(_MAGIC)))
