@@ -1,5 +1,6 @@
-"""Inline polynomial ``exp``, ``log``, ``tanh`` and ``erf`` for ``f32`` (MLIR's
-``math-polynomial-approximation``, done while converting ``math`` to ``llvm``).
+"""Inline ``exp``, ``log``, ``tanh`` and ``erf`` for ``f32`` by polynomials and rational
+functions (MLIR's ``math-polynomial-approximation``, done while converting ``math``
+to ``llvm``).
 
 A call of libm (or of an LLVM intrinsic that becomes one) per element keeps LLVM's
 loop vectoriser from vectorising the loop around it; these expansions are plain
