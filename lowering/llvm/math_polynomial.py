@@ -1,37 +1,48 @@
-"""Inline polynomial ``exp``, ``log``, ``tanh`` and ``erf`` for ``f32`` (MLIR's
-``math-polynomial-approximation``, done while converting ``math`` to ``llvm``).
+"""Inline ``exp``, ``log``, ``tanh`` and ``erf`` for ``f32`` by polynomials and rational
+functions (MLIR's ``math-polynomial-approximation``, done while converting ``math``
+to ``llvm``).
 
 A call of libm (or of an LLVM intrinsic that becomes one) per element keeps LLVM's
 loop vectoriser from vectorising the loop around it; these expansions are plain
 ``llvm`` arithmetic, bit operations and selects, so the loop runs on full vectors.
 ``f16`` goes through them in ``f32``; ``f64`` keeps libm.
 
-Accuracy against the correctly rounded result, as measured over the whole ``f32``
-range (``tests/lowering/test_math_polynomial.py`` checks the bounds in brackets on
-random bit patterns, a dense sweep and the edges: denormals, ±0, ±inf, NaN):
+Accuracy against the correctly rounded result, as measured over every ``f32`` value
+(``tests/lowering/test_math_polynomial.py`` checks the bounds in brackets on random
+bit patterns, a dense sweep and the edges: denormals, ±0, ±inf, NaN):
 
-* ``exp``: range reduction ``x = n ln2 + r`` (``ln2`` in two parts), a degree-6
-  polynomial on ``|r| <= ln2/2`` (Cephes' coefficients) and ``2^n`` applied in two
+* ``exp``: range reduction ``x = n ln2 + r`` (``ln2`` in two parts), ``1 + r + r^2
+  P(r)`` with ``P`` of degree 4 on ``|r| <= ln2/2`` and ``2^n`` applied in two
   steps (so that denormal results and those up to the overflow threshold are
   exact; on AVX-512 hosts one ``llvm.ldexp``, which LLVM makes one ``vscalefps``
-  rounding the same product once): 1.0 ulp (2); ``-inf`` and underflow → 0, ``+inf`` and overflow → ``inf``.
-* ``log``: ``x = m 2^e`` with ``m`` in ``[sqrt(1/2), sqrt(2))`` (denormals scaled by
-  ``2^23`` first), a degree-8 polynomial in ``m - 1`` (Cephes): 0.75 ulp (2);
-  ``±0`` → ``-inf``, negatives → NaN, ``inf`` → ``inf``.
-* ``tanh``: ``|x| < 0.625``: an odd polynomial (Cephes); else
-  ``1 - 2 / (exp(2|x|) + 1)``; the sign of ``x`` (also of ``-0``): 1.2 ulp (3).
-* ``erf``: ``|x| < 0.9``: its Taylor series to ``x^19``; else
-  ``1 - exp(-x^2) P(|x|) / Q(|x|)`` with ``P / Q`` (degree 4 / 4, fitted for this
-  module) approximating ``erfc(x) exp(x^2)`` on ``[0.9, 4]``, 1 beyond ``3.92``:
-  2.4 ulp (3).
-* ``sigmoid`` (built on ``exp`` by the elementwise kernels): 2.2 ulp (3).
+  rounding the same product once): 1.05 ulp (2); ``-inf`` and underflow → 0, ``+inf`` and overflow → ``inf``.
+* ``log``: ``x = (1 + m) 2^k`` with ``1 + m`` in ``[sqrt(1/2), sqrt(2))`` by integer
+  arithmetic on the bits (denormals scaled by ``2^23`` first), ``m - m^2/2 + m^3
+  P(m)`` with ``P`` of degree 6: 1.2 ulp (2); ``±0`` → ``-inf``, negatives → NaN,
+  ``inf`` → ``inf``.
+* ``tanh``: ``x P(x^2) / Q(x^2)`` (degree 4 / 4) with ``x`` clamped to ``[-9, 9]``
+  (``tanh`` rounds to ±1 from 9.01 on): one branch, one division; ``-0`` → ``-0``,
+  ``±inf`` → ±1: 5.9 ulp (6). The fit is within 0.6 ulp; the rest is the rounding
+  of ``P`` and ``Q`` in ``f32`` (sums of terms of similar size, about 2.5 ulp each),
+  which any single-division rational pays: the bound is the price of 15 operations
+  instead of the 36 of the two-branch form it replaced (1.2 ulp). The result can
+  be one ulp above 1 (``1 + 2^-23``) for some ``|x|`` in ``[8.2, 9)``.
+* ``erf``: ``x P(x^2) / Q(x^2)`` (degree 5 / 5) with ``x`` clamped to ``[-3.9375,
+  3.9375]`` (``erf`` rounds to ±1 from 3.92 on), the same form as ``tanh``: 5.6 ulp
+  (6), 17 operations instead of about 50 (two branches, a rational function and an
+  exp: 2.4 ulp); the fit is within 0.9 ulp. The result can be ``1 + 2^-23`` for
+  some ``|x|`` in ``[3.78, 3.9375)``.
+* ``sigmoid`` (built on ``exp`` by the elementwise kernels): 2.4 ulp (3).
 
+The polynomials and rational functions were fitted for this module by
+:mod:`xrelay.tools.fit_math_polynomial` (weighted least squares iterated towards the
+minimax relative error in ``float64``, coefficients rounded to ``f32`` one at a time
+with the others refitted), then checked in ``f32``.
 NaN in gives NaN out for all four.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -171,19 +182,35 @@ _MAGIC = 12582912.0  # 1.5 * 2^23: adding it rounds a float below 2^22 to an int
 _LN2_HI = 0.693359375
 _LN2_LO = -2.12194440e-4
 _LOG2E = 1.44269504088896341
-# e^r - 1 - r = r^2 * P(r) on |r| <= ln2/2 (Cephes expf)
+# e^r - 1 - r ~ r^2 P(r) on |r| <= ln2/2 (degree 4, fitted for this module to the
+# relative error of e^r: 3.9e-9 with these f32 coefficients)
 _EXP_P = (
-    1.9875691500e-4,
-    1.3981999507e-3,
-    8.3334519073e-3,
-    4.1665795894e-2,
-    1.6666665459e-1,
-    5.0000001201e-1,
+    0.0013814566191285849,
+    0.008368699811398983,
+    0.04166838899254799,
+    0.1666652113199234,
+    0.4999999403953552,
 )
 
 
+def _minus_abs(x: SSAValue) -> bool:
+    """Whether ``x`` is ``-|y|`` (sigmoid's ``e^-|x|``): at most 0, or NaN."""
+    neg = x.owner
+    if not isinstance(neg, llvm.FNegOp):
+        return False
+    fabs = neg.arg.owner
+    return isinstance(fabs, llvm.CallIntrinsicOp) and fabs.intrin.data.startswith(
+        "llvm.fabs."
+    )
+
+
 def exp_f32(e: _Emit, x: SSAValue) -> SSAValue:
-    xc = e.clamp(x, -104.0, 89.0)
+    # no upper clamp for -|y| (one operation less in sigmoid and SiLU)
+    if _minus_abs(x):
+        lo = e.f(-104.0)
+        xc = e.select(e.cmp("olt", x, lo), lo, x)
+    else:
+        xc = e.clamp(x, -104.0, 89.0)
     t = e.fma(xc, e.f(_LOG2E), e.f(_MAGIC))
     n = e.sub(t, e.f(_MAGIC))
     n_int = e.isub(e.bits(t), e.bits(e.f(_MAGIC)))
@@ -204,35 +231,37 @@ def exp_f32(e: _Emit, x: SSAValue) -> SSAValue:
     return e.mul(e.mul(y, s1), s2)
 
 
-# log(1 + m) = m - m^2/2 + m^3 P(m) on [sqrt(1/2) - 1, sqrt(2) - 1] (Cephes logf)
+# log(1 + m) - m + m^2/2 ~ m^3 P(m) on [sqrt(1/2) - 1, sqrt(2) - 1] (degree 6, fitted
+# for this module to the relative error of log(1 + m): 3.3e-8 with these f32
+# coefficients)
 _LOG_P = (
-    7.0376836292e-2,
-    -1.1514610310e-1,
-    1.1676998740e-1,
-    -1.2420140846e-1,
-    1.4249322787e-1,
-    -1.6668057665e-1,
-    2.0000714765e-1,
-    -2.4999993993e-1,
-    3.3333331174e-1,
+    0.0870012566447258,
+    -0.1426706314086914,
+    0.14914685487747192,
+    -0.1657762974500656,
+    0.1996307522058487,
+    -0.2500133514404297,
+    0.3333390951156616,
 )
+_SQRT_HALF_BITS = 0x3F3504F3  # sqrt(1/2) as f32 bits
+_ONE_BITS = 0x3F800000
 
 
 def log_f32(e: _Emit, x: SSAValue) -> SSAValue:
+    # denormals (and +0, and the negatives, which end as NaN): times 2^23, whose
+    # exponent comes off k with the bias
     tiny = e.cmp("olt", x, e.f(1.17549435e-38))
-    xs = e.select(tiny, e.mul(x, e.f(8388608.0)), x)  # denormals: times 2^23
-    bits = e.bits(xs)
-    # x = m * 2^k with m in [0.5, 1)
-    k = e.isub(e.iand(e.ashr(bits, e.i(23)), e.i(0xFF)), e.i(126))
-    k = e.select(tiny, e.isub(k, e.i(23)), k)
-    m = e.float_of_bits(e.ior(e.iand(bits, e.i(0x007FFFFF)), e.i(0x3F000000)))
-    kf = e.to_float(k)
-    # m < sqrt(1/2): use 2m - 1 and k - 1, else m - 1
-    low = e.cmp("olt", m, e.f(0.707106781186547524))
-    kf = e.select(low, e.sub(kf, e.f(1.0)), kf)
-    m = e.select(low, e.sub(e.add(m, m), e.f(1.0)), e.sub(m, e.f(1.0)))
+    xs = e.select(tiny, e.mul(x, e.f(8388608.0)), x)
+    bias = e.select(tiny, e.i(127 + 23), e.i(127))
+    # x = (1 + m) 2^k with 1 + m in [sqrt(1/2), sqrt(2)): adding 1 - sqrt(1/2) to the
+    # bits carries the mantissas from sqrt(2) on into the exponent; the mantissa
+    # bits put back over sqrt(1/2)'s give 1 + m (no compare, no select)
+    ix = e.iadd(e.bits(xs), e.i(_ONE_BITS - _SQRT_HALF_BITS))
+    kf = e.to_float(e.isub(e.ashr(ix, e.i(23)), bias))
+    mant = e.iadd(e.iand(ix, e.i(0x007FFFFF)), e.i(_SQRT_HALF_BITS))
+    m = e.sub(e.float_of_bits(mant), e.f(1.0))
     z = e.mul(m, m)
-    y = e.mul(e.mul(e.poly(m, _LOG_P), m), z)
+    y = e.mul(e.mul(e.poly(m, _LOG_P, z), m), z)
     y = e.fma(kf, e.f(_LN2_LO), y)
     y = e.fma(z, e.f(-0.5), y)
     y = e.add(m, y)
@@ -244,62 +273,65 @@ def log_f32(e: _Emit, x: SSAValue) -> SSAValue:
     return e.select(e.cmp("ult", x, e.f(0.0)), nan, y)
 
 
-# tanh(x) = x + x^3 P(x^2) on |x| < 0.625 (Cephes tanhf)
+def _odd_rational(
+    e: _Emit, x: SSAValue, clamp: float, p: Sequence[float], q: Sequence[float]
+) -> SSAValue:
+    """``xc P(xc^2) / Q(xc^2)`` with ``xc`` = ``x`` clamped to ``[-clamp, clamp]``: one
+    branch, one division; NaN passes the clamp (ordered compares), ``-0`` keeps its
+    sign (``-0 * P / Q``), and a tiny ``x`` keeps its relative accuracy (``x P(0) /
+    Q(0)``, the slope at 0)."""
+    xc = e.clamp(x, -clamp, clamp)
+    t = e.mul(xc, xc)
+    t2 = e.mul(t, t)
+    return e.div(e.mul(xc, e.poly(t, p, t2)), e.poly(t, q, t2))
+
+
+# tanh(x) / x ~ P(x^2) / Q(x^2) on [0, 9] (degree 4 / 4, fitted for this module to the
+# relative error: 3.6e-8 with these f32 coefficients); tanh rounds to ±1 beyond 9.01
+_TANH_CLAMP = 9.0
 _TANH_P = (
-    -5.70498872745e-3,
-    2.06390887954e-2,
-    -5.37397155531e-2,
-    1.33314422036e-1,
-    -3.33332819422e-1,
+    1.33526452117394e-08,
+    2.0607698388630524e-05,
+    0.0034955046139657497,
+    0.13380956649780273,
+    1.0,
+)
+_TANH_Q = (
+    7.77576190102991e-07,
+    0.0003285497659817338,
+    0.025876667350530624,
+    0.4671427309513092,
+    1.0,
 )
 
 
 def tanh_f32(e: _Emit, x: SSAValue) -> SSAValue:
-    a = e.abs(x)
-    z = e.mul(x, x)
-    small = e.fma(e.mul(e.poly(z, _TANH_P), z), x, x)
-    ex = exp_f32(e, e.add(a, a))
-    large = e.sub(e.f(1.0), e.div(e.f(2.0), e.add(ex, e.f(1.0))))
-    # the sign of x comes last, for both branches
-    y = e.select(e.cmp("olt", a, e.f(0.625)), small, large)
-    return e.copysign(y, x)
+    return _odd_rational(e, x, _TANH_CLAMP, _TANH_P, _TANH_Q)
 
 
-# erf(x) = x P(x^2) on |x| < 0.9: the Taylor series to x^19 (the tail there is below
-# 2e-9)
-_ERF_TAYLOR = tuple(
-    2.0 / 1.7724538509055160273 * (-1.0) ** n / (math.factorial(n) * (2 * n + 1))
-    for n in range(9, -1, -1)
+# erf(x) / x ~ P(x^2) / Q(x^2) on [0, 3.95] (degree 5 / 5, fitted for this module to
+# the relative error: 5.4e-8 with these f32 coefficients); erf rounds to ±1 beyond 3.92
+_ERF_CLAMP = 3.9375
+_ERF_P = (
+    2.0255679373804014e-06,
+    0.00028467096854001284,
+    0.003808364039286971,
+    0.052875980734825134,
+    0.19155792891979218,
+    1.1283791065216064,
 )
-# erfc(x) exp(x^2) ~ P(x) / Q(x) on [0.9, 4] (degree 4 / 4, fitted to the relative
-# error: below 3.1e-7 with these f32 coefficients)
-_ERFC_P = (
-    3.2411257961939555e-06,
-    0.09087388962507248,
-    0.45221272110939026,
-    0.9835898280143738,
-    0.9999280571937561,
-)
-_ERFC_Q = (
-    0.16121885180473328,
-    0.7997593879699707,
-    1.8366338014602661,
-    2.11142635345459,
+_ERF_Q = (
+    3.782740168389864e-05,
+    0.0011707354569807649,
+    0.015055506490170956,
+    0.11456234008073807,
+    0.5030964612960815,
     1.0,
 )
 
 
 def erf_f32(e: _Emit, x: SSAValue) -> SSAValue:
-    a = e.abs(x)
-    z = e.mul(x, x)
-    small = e.mul(x, e.horner(z, _ERF_TAYLOR))
-    ac = e.clamp(a, 0.9, 4.0)
-    ratio = e.div(e.poly(ac, _ERFC_P), e.poly(ac, _ERFC_Q))
-    expo = exp_f32(e, e.mul(e.mul(ac, ac), e.f(-1.0)))
-    large = e.sub(e.f(1.0), e.mul(expo, ratio))
-    large = e.select(e.cmp("ogt", a, e.f(3.92)), e.f(1.0), large)
-    y = e.select(e.cmp("olt", a, e.f(0.9)), small, e.copysign(large, x))
-    return e.select(e.is_nan(x), x, y)
+    return _odd_rational(e, x, _ERF_CLAMP, _ERF_P, _ERF_Q)
 
 
 EXPANSIONS: dict[str, Callable[[_Emit, SSAValue], SSAValue]] = {

@@ -8,8 +8,8 @@ expands inline or turns into a call of the C library (``expf``, ``tanhf``...).
 symbols.
 
 ``exp``, ``log``, ``tanh`` and ``erf`` on ``f32`` and ``f16`` are instead expanded
-inline into polynomials (:mod:`.math_polynomial`), which LLVM vectorises; ``f64``
-keeps the library calls.
+inline into polynomials and rational functions (:mod:`.math_polynomial`), which LLVM
+vectorises; ``f64`` keeps the library calls.
 """
 
 from __future__ import annotations
