@@ -40,9 +40,6 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import nn
@@ -59,7 +56,14 @@ from xrelay.lowering.kernels import (
     scratch,
     with_epilogue,
 )
-from xrelay.lowering.kernels.pool import ceil_div, from_nchw, tap_range, to_nchw
+from xrelay.lowering.kernels.pool import (
+    ceil_div,
+    flat_inner_rows,
+    flat_taps,
+    from_nchw,
+    tap_range,
+    to_nchw,
+)
 from xrelay.lowering.scalar_types import DType, is_half
 from xrelay.lowering.tiling import (
     conv_chunk,
@@ -159,8 +163,6 @@ def conv2d_planes(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) 
                     total = epilogue(total, idx)
                 kb.store(total, out, idx)
             return
-        # stride 1, rows as wide as the input's, both planes contiguous: a tap's
-        # rows are one flat range of the plane (see _flat_taps)
         # rows every tap reaches, all of them in registers (see _inner_rows);
         # the other rows accumulate tap by tap below
         inner = _inner_rows(op, data, per_group, (h, w), (oh, ow), (kh, kw), src_dt)
@@ -225,10 +227,6 @@ def conv2d_planes(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) 
                 kb.store(epilogue(kb.load(out, idx), idx), out, idx)
 
 
-I32 = IntegerType(32)
-I32_DT = np.dtype(np.int32)
-
-
 def _inner_rows(
     op: nn.Conv2DOp,
     data: Source,
@@ -239,30 +237,21 @@ def _inner_rows(
     src_dt: DType,
 ) -> tuple[int, int] | None:
     """The output rows ``[a, b)`` of a depthwise-like plane (one input channel per
-    output channel) that :func:`_inner_taps` computes, or ``None`` when it does not
-    apply: stride 1, output rows as wide as the input's, plain ``NCHW`` planes
-    read from a buffer. ``[a, b)`` are the rows every kernel row reaches, less one
-    at each end, so that every read of a row (its columns wrap into the
-    neighbouring rows) stays inside the plane."""
-    (sh, sw), (pt, pl, _, _), (dh, dw), _ = op.conv_params()
+    output channel) that :func:`_inner_taps` computes (:func:`flat_inner_rows`), or
+    ``None`` when it does not apply: stride 1, plain ``NCHW`` planes read from a
+    buffer."""
+    (sh, sw), (pt, pl, _, _), dilation, _ = op.conv_params()
     data_layout, _, out_layout = op.layouts()
-    (h, w), (oh, ow), (kh, kw) = in_hw, out_hw, kernel_hw
     if (
         per_group != 1
         or (sh, sw) != (1, 1)
-        or ow != w
         or data_layout != "NCHW"
         or out_layout != "NCHW"
         or data.buffer is None
         or data.dtype != src_dt
-        or not 0 <= pl <= w
-        or not 0 <= (kw - 1) * dw - pl <= w
-        or pt < 0
     ):
         return None
-    a = pt + 1
-    b = min(oh, h - ((kh - 1) * dh - pt)) - 1
-    return (a, b) if a < b else None
+    return flat_inner_rows(in_hw, out_hw, kernel_hw, dilation, (pt, pl))
 
 
 def _inner_taps(
@@ -286,27 +275,15 @@ def _inner_taps(
     28 pixels stayed mostly scalar."""
     width, a, b = rows
     dh, dw, pt, pl = geometry
+    window = (len(taps), len(taps[0]))
+    weights = [wv for row in taps for wv in row]
     with kb.loop(a * width, b * width) as q:
-        # the column in 32 bits (a plane is smaller than 2^31): vector lanes of
-        # i32 divide by the constant width with a multiply, i64 lanes cannot
-        col = kb.result(
-            arith.RemUIOp(
-                kb.result(arith.IndexCastOp(kb.index(q), I32)), kb.const(width, I32_DT)
-            )
-        )
         acc = kb.zero(dt)
-        for ky, row in enumerate(taps):
-            for kx, wv in enumerate(row):
-                x0 = kx * dw - pl
-                at = kb.iadd(data_base, kb.iadd(q, (ky * dh - pt) * width + x0))
-                summed = kb.fma(wv, kb.load(data, [at]), acc)
-                if x0 == 0:
-                    acc = summed
-                    continue
-                # reached: 0 <= col + x0 < width
-                bound = kb.const(-x0 if x0 < 0 else width - x0, I32_DT)
-                inside = kb.result(arith.CmpiOp(col, bound, "uge" if x0 < 0 else "ult"))
-                acc = kb.select(inside, summed, acc)
+        reads = flat_taps(kb, q, width, window, (dh, dw), (pt, pl))
+        for wv, (offset, reached) in zip(weights, reads, strict=True):
+            v = kb.load(data, [kb.iadd(data_base, kb.iadd(q, offset))])
+            summed = kb.fma(wv, v, acc)
+            acc = summed if reached is None else kb.select(reached, summed, acc)
         kb.store(acc, out, [kb.iadd(out_base, q)])
 
 

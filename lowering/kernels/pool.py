@@ -156,6 +156,66 @@ I32 = IntegerType(32)
 I32_DT = np.dtype(np.int32)
 
 
+def flat_inner_rows(
+    in_hw: tuple[int, int],
+    out_hw: tuple[int, int],
+    window: tuple[int, int],
+    dilation: tuple[int, int],
+    pads: tuple[int, int],
+) -> tuple[int, int] | None:
+    """The output rows ``[a, b)`` of a stride-1 window over a plane whose output rows
+    are as wide as the input's that :func:`flat_taps` may compute as one loop over
+    the flat plane: the rows every window row reaches, less one at each end, so
+    that every read of a tap (whose columns may wrap into the neighbouring rows)
+    stays inside the plane. ``None`` when the widths differ, a padding is out of
+    range or no such row is left. ``pads``: top and left."""
+    (h, w), (oh, ow), (kh, kw), (dh, dw), (pt, pl) = (
+        in_hw,
+        out_hw,
+        window,
+        dilation,
+        pads,
+    )
+    if ow != w or pt < 0 or not 0 <= pl <= w or not 0 <= (kw - 1) * dw - pl <= w:
+        return None
+    a = pt + 1
+    b = min(oh, h - ((kh - 1) * dh - pt)) - 1
+    return (a, b) if a < b else None
+
+
+def flat_taps(
+    kb: KernelBuilder,
+    q: Index,
+    width: int,
+    window: tuple[int, int],
+    dilation: tuple[int, int],
+    pads: tuple[int, int],
+) -> list[tuple[int, SSAValue | None]]:
+    """The taps of flat output position ``q`` of a stride-1 window (rows of
+    :func:`flat_inner_rows`), in the window's order (rows, then columns): each as
+    the offset from ``q`` of the input it reads and whether the tap reaches inside
+    the row (an ``i1``; ``None`` for the centre column, which always does). A tap
+    whose column falls outside the row would read the neighbouring row's first or
+    last columns: its caller skips it by a select. The column is computed in 32
+    bits (a plane is smaller than 2^31): vector lanes of ``i32`` divide by the
+    constant width with a multiply, ``i64`` lanes cannot."""
+    (kh, kw), (dh, dw), (pt, pl) = window, dilation, pads
+    q32 = kb.result(arith.IndexCastOp(kb.index(q), I32))
+    col = kb.result(arith.RemUIOp(q32, kb.const(width, I32_DT)))
+    taps: list[tuple[int, SSAValue | None]] = []
+    for ky in range(kh):
+        for kx in range(kw):
+            x0 = kx * dw - pl
+            reached: SSAValue | None = None
+            if x0:
+                # 0 <= col + x0 < width
+                bound = kb.const(-x0 if x0 < 0 else width - x0, I32_DT)
+                pred = "uge" if x0 < 0 else "ult"
+                reached = kb.result(arith.CmpiOp(col, bound, pred))
+            taps.append(((ky * dh - pt) * width + x0, reached))
+    return taps
+
+
 def _window_pool_plain_rows(
     cx: OpContext,
     out: Buffer,
@@ -186,16 +246,12 @@ def _window_pool_plain_rows(
         or dt.kind != "f"
         or dt.itemsize < 4
         or (sh, sw) != (1, 1)
-        or ow != w
-        or pt < 0
-        or not 0 <= pl <= w
-        or not 0 <= (pw - 1) * dw - pl <= w
     ):
         return False
-    a = pt + 1
-    b = min(oh, h - ((ph - 1) * dh - pt)) - 1
-    if a >= b:
+    inner = flat_inner_rows((h, w), (oh, ow), (ph, pw), (dh, dw), (pt, pl))
+    if inner is None:
         return False
+    a, b = inner
     average = isinstance(op, pooling.AvgPool2DOp)
     include_pad = isinstance(op, pooling.AvgPool2DOp) and get_bool(op.count_include_pad)
     acc_dt = acc_dtype(dt) if average else dt
@@ -208,34 +264,21 @@ def _window_pool_plain_rows(
         channel = kb.iadd(kb.imul(n, c_), c)
         plane, out_plane = kb.imul(channel, h * w), kb.imul(channel, oh * ow)
         with kb.loop(a * w, b * w) as q:
-            col = kb.result(
-                arith.RemUIOp(
-                    kb.result(arith.IndexCastOp(kb.index(q), I32)), kb.const(w, I32_DT)
-                )
-            )
             fold = kb.zero(acc_dt) if average else kb.lowest(dt)
             count: Index = 0
-            for ky in range(ph):
-                for kx in range(pw):
-                    x0 = kx * dw - pl
-                    at = kb.iadd(plane, kb.iadd(q, (ky * dh - pt) * w + x0))
-                    v = kb.load(flat_in, [at])
-                    new = (
-                        kb.add(fold, kb.cast(v, dt, acc_dt))
-                        if average
-                        else kb.max(fold, v, dt)
-                    )
-                    if x0 == 0:
-                        fold = new
-                        count = kb.iadd(count, 1)
-                        continue
-                    # reached: 0 <= col + x0 < w
-                    bound = kb.const(-x0 if x0 < 0 else w - x0, I32_DT)
-                    inside = kb.result(
-                        arith.CmpiOp(col, bound, "uge" if x0 < 0 else "ult")
-                    )
-                    fold = kb.select(inside, new, fold)
-                    count = kb.iadd(count, kb.select(inside, kb.index(1), kb.index(0)))
+            for offset, reached in flat_taps(kb, q, w, (ph, pw), (dh, dw), (pt, pl)):
+                v = kb.load(flat_in, [kb.iadd(plane, kb.iadd(q, offset))])
+                new = (
+                    kb.add(fold, kb.cast(v, dt, acc_dt))
+                    if average
+                    else kb.max(fold, v, dt)
+                )
+                if reached is None:
+                    fold, count = new, kb.iadd(count, 1)
+                else:
+                    fold = kb.select(reached, new, fold)
+                    one = kb.select(reached, kb.index(1), kb.index(0))
+                    count = kb.iadd(count, one)
             if average:
                 fold = _divide_by_count(kb, fold, ph * pw if include_pad else count, dt)
             kb.store(fold, flat_out, [kb.iadd(out_plane, q)])
