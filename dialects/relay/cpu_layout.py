@@ -52,6 +52,12 @@ convolution on a pooled ``1 x 1`` map, 4 to 28 output channels, between blocked
 neighbours: plain, it would add two layout transforms)."""
 
 
+def _narrow_ok(pixels: int | None) -> bool:
+    """Whether an input of ``pixels`` pixels (``None``: unknown) may keep a block
+    narrower than :func:`min_group_block`."""
+    return pixels is not None and pixels <= NARROW_BLOCK_PIXELS
+
+
 def choose_conv2d_blocking(
     in_channels: int, out_channels: int, pixels: int | None = None
 ) -> tuple[int, int] | None:
@@ -65,8 +71,7 @@ def choose_conv2d_blocking(
         # a few input channels (an RGB image): one block of all of them, as Relay's
         # x86 fallback does (``NCHW3c``), so that the weights are packed at build time
         ic = in_channels
-    narrow_ok = pixels is not None and pixels <= NARROW_BLOCK_PIXELS
-    if ic == 1 or oc == 1 or (oc < min_group_block() and not narrow_ok):
+    if ic == 1 or oc == 1 or (oc < min_group_block() and not _narrow_ok(pixels)):
         return None
     return ic, oc
 
@@ -85,8 +90,8 @@ def choose_grouped_conv2d_blocking(
         return None
     if in_channels == groups == out_channels:
         c = block_size(in_channels)
-        narrow_ok = pixels is not None and pixels <= NARROW_BLOCK_PIXELS
-        return (1, c) if c >= min_group_block() or (c > 1 and narrow_ok) else None
+        wide = c >= min_group_block() or (c > 1 and _narrow_ok(pixels))
+        return (1, c) if wide else None
     ic = block_size(in_channels // groups)
     oc = block_size(out_channels // groups)
     if min(ic, oc) < min_group_block():

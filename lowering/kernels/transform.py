@@ -70,7 +70,6 @@ def reshape_groups(
                 j += 1
             else:
                 return None  # the products differ: not a reshape
-        # trailing 1s stay in this run
         groups.append((range(i0, i), range(j0, j)))
     return groups
 
