@@ -93,14 +93,8 @@ class _Emit:
     def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
         return intrinsic(self.b, "llvm.fma.f32", [a, b, c], F32)
 
-    def abs(self, a: SSAValue) -> SSAValue:
-        return intrinsic(self.b, "llvm.fabs.f32", [a], F32)
-
     def ldexp(self, a: SSAValue, n: SSAValue) -> SSAValue:
         return intrinsic(self.b, "llvm.ldexp.f32.i32", [a, n], F32)
-
-    def copysign(self, a: SSAValue, sign: SSAValue) -> SSAValue:
-        return intrinsic(self.b, "llvm.copysign.f32", [a, sign], F32)
 
     def cmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
         flag = llvm.FCmpPredicateFlag(pred).to_int()
@@ -124,9 +118,6 @@ class _Emit:
     def iand(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self._op(fast_ops.binary(llvm.AndOp, a, b))
 
-    def ior(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._op(fast_ops.binary(llvm.OrOp, a, b))
-
     def shl(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self._op(fast_ops.binary(llvm.ShlOp, a, b))
 
@@ -135,15 +126,6 @@ class _Emit:
 
     def to_float(self, a: SSAValue) -> SSAValue:
         return self._op(llvm.SIToFPOp(a, F32))
-
-    def horner(self, x: SSAValue, coeffs: Sequence[float]) -> SSAValue:
-        """``coeffs[0] x^(n-1) + ... + coeffs[-1]`` by Horner's rule: for series
-        whose terms cancel (erf's Taylor series), where Estrin's partial sums lose
-        accuracy."""
-        acc = self.f(coeffs[0])
-        for c in coeffs[1:]:
-            acc = self.fma(acc, x, self.f(c))
-        return acc
 
     def poly(
         self, x: SSAValue, coeffs: Sequence[float], x2: SSAValue | None = None
@@ -168,14 +150,15 @@ class _Emit:
                 power = x2 if power is x and x2 is not None else self.mul(power, power)
         return terms[0]
 
-    def clamp(self, x: SSAValue, lo: float, hi: float) -> SSAValue:
-        """``x`` limited to ``[lo, hi]``; NaN stays NaN (ordered compares)."""
-        lo_v, hi_v = self.f(lo), self.f(hi)
+    def clamp(self, x: SSAValue, lo: float, hi: float | None) -> SSAValue:
+        """``x`` limited to ``[lo, hi]`` (``hi`` ``None``: from below only); NaN
+        stays NaN (ordered compares)."""
+        lo_v = self.f(lo)
         x = self.select(self.cmp("olt", x, lo_v), lo_v, x)
+        if hi is None:
+            return x
+        hi_v = self.f(hi)
         return self.select(self.cmp("ogt", x, hi_v), hi_v, x)
-
-    def is_nan(self, x: SSAValue) -> SSAValue:
-        return self.cmp("uno", x, x)
 
 
 _MAGIC = 12582912.0  # 1.5 * 2^23: adding it rounds a float below 2^22 to an integer
@@ -206,11 +189,7 @@ def _minus_abs(x: SSAValue) -> bool:
 
 def exp_f32(e: _Emit, x: SSAValue) -> SSAValue:
     # no upper clamp for -|y| (one operation less in sigmoid and SiLU)
-    if _minus_abs(x):
-        lo = e.f(-104.0)
-        xc = e.select(e.cmp("olt", x, lo), lo, x)
-    else:
-        xc = e.clamp(x, -104.0, 89.0)
+    xc = e.clamp(x, -104.0, None if _minus_abs(x) else 89.0)
     t = e.fma(xc, e.f(_LOG2E), e.f(_MAGIC))
     n = e.sub(t, e.f(_MAGIC))
     n_int = e.isub(e.bits(t), e.bits(e.f(_MAGIC)))
