@@ -4,21 +4,25 @@
 An export carries, in its read-only section ``.rodata.xrelay``:
 
 * ``xrelay_header``: the magic ``XRELAYSO``, the artifact format version, the sizes
-  of the weights blob and of the metadata, and the SHA-256 of both;
+  of the weights blob and of the metadata, the version of xrelay that wrote it, and
+  the SHA-256 of **the whole file** with the digest's own 32 bytes read as zeros
+  (the code, the weights, the metadata, the ELF headers: every byte that is mapped);
 * ``xrelay_weights``: the weights blob; ``xrelay_metadata``: the interface as JSON;
 
 and, in the model's object code, ``xrelay_interface``: the SHA-256 of the metadata
-the code was compiled for (:func:`interface_global`). The metadata is thus checked
-twice: against the header's checksum (corruption) and against the code (a metadata
-edit whose checksum was recomputed still disagrees with the code).
+the code was compiled for (:func:`interface_global`). The file's digest catches any
+change to any byte (corruption, a patched instruction); the interface digest ties the
+metadata to the code (a metadata edit whose file digest was recomputed still
+disagrees with the code). The digest is no signature: whoever can write the file can
+recompute it, so a library is as trustworthy as the folder it is loaded from.
 
 :func:`check_artifact` reads the file's bytes once and checks, without running any
 of it: the ELF header (64-bit, little-endian, shared object), that every program
 header's segment and every section lies inside the file (a truncated file is refused
 instead of faulting when mapped), the dynamic symbols xrelay needs and where they
 point (the entry point must be a function in an executable segment; data symbols in
-non-executable ones), the header's sizes and checksum, the metadata (format, the
-weights' layout inside the blob) and the interface digest. The loader then maps a
+non-executable ones), the header's version, sizes and digest, the metadata (format,
+the weights' layout inside the blob) and the interface digest. The loader then maps a
 private copy of exactly those bytes (:mod:`xrelay.runtime.library`).
 """
 
@@ -29,18 +33,24 @@ import struct
 from dataclasses import dataclass
 
 from xrelay.runtime.spec import ModelSpec
+from xrelay.version import xrelay_version
 
 MAGIC = b"XRELAYSO"
-VERSION = 1
+VERSION = 2
+"""The artifact format (2: the digest covers the whole file; the writer's version)."""
 HEADER_SYMBOL = "xrelay_header"
 WEIGHTS_SYMBOL = "xrelay_weights"
 METADATA_SYMBOL = "xrelay_metadata"
 INTERFACE_SYMBOL = "xrelay_interface"
-_HEADER = struct.Struct("<8sIIQQ32s")
-"""magic, version, reserved, weights size, metadata size, sha256(weights + meta)."""
+_HEADER = struct.Struct("<8sIIQQ32s32s")
+"""magic, format version, reserved, weights size, metadata size, the writer's xrelay
+version (NUL-padded), sha256 of the file (this field read as zeros)."""
+_DIGEST_AT = _HEADER.size - 32
+"""Where the digest lies in the header."""
 
 _PT_LOAD = 1
 _PF_X = 1
+_SHT_SYMTAB = 2
 _SHT_NOBITS = 8
 _SHT_DYNSYM = 11
 _STT_FUNC = 2
@@ -51,12 +61,44 @@ class ArtifactError(ValueError):
     """Why a file is not a loadable xrelay model (one line)."""
 
 
-def header_bytes(weights: bytes | bytearray | memoryview, metadata: bytes) -> bytes:
-    """The ``xrelay_header`` of an export."""
-    digest = hashlib.sha256()
-    digest.update(weights)
-    digest.update(metadata)
-    return _HEADER.pack(MAGIC, VERSION, 0, len(weights), len(metadata), digest.digest())
+def _version_field(version: str) -> bytes:
+    return version.encode()[:32]
+
+
+def header_bytes(weights_size: int, metadata_size: int, version: str) -> bytes:
+    """The ``xrelay_header`` of an export, its digest zero (:func:`seal` fills it)."""
+    return _HEADER.pack(
+        MAGIC,
+        VERSION,
+        0,
+        weights_size,
+        metadata_size,
+        _version_field(version),
+        bytes(32),
+    )
+
+
+def file_digest(data: bytes | bytearray, header_offset: int) -> bytes:
+    """The SHA-256 of ``data`` with the header's digest field read as zeros."""
+    at = header_offset + _DIGEST_AT
+    h = hashlib.sha256()
+    view = memoryview(data)
+    h.update(view[:at])
+    h.update(bytes(32))
+    h.update(view[at + 32 :])
+    return h.digest()
+
+
+def seal(data: bytearray) -> None:
+    """Write the digest of a freshly linked export (:func:`file_digest`) into its
+    header, in place."""
+    segments = _segments(data)
+    header_sym = _dynamic_symbols(data).get(HEADER_SYMBOL)
+    if header_sym is None:
+        raise ArtifactError(f"the linked library lacks {HEADER_SYMBOL}")
+    h_off, _ = _file_range(segments, header_sym.value, _HEADER.size, HEADER_SYMBOL)
+    at = h_off + _DIGEST_AT
+    data[at : at + 32] = file_digest(data, h_off)
 
 
 def interface_digest(metadata: str | bytes) -> bytes:
@@ -84,6 +126,7 @@ class _Symbol:
     value: int
     size: int
     kind: int
+    section: int
 
 
 @dataclass
@@ -97,11 +140,11 @@ class CheckedArtifact:
     weights_size: int
 
 
-def _u(fmt: str, data: bytes, offset: int) -> tuple[int, ...]:
+def _u(fmt: str, data: bytes | bytearray, offset: int) -> tuple[int, ...]:
     return struct.unpack_from("<" + fmt, data, offset)
 
 
-def _segments(data: bytes) -> list[_Segment]:
+def _segments(data: bytes | bytearray) -> list[_Segment]:
     size = len(data)
     (phoff,) = _u("Q", data, 32)
     phentsize, phnum = _u("HH", data, 54)
@@ -126,7 +169,8 @@ def _segments(data: bytes) -> list[_Segment]:
     return out
 
 
-def _dynamic_symbols(data: bytes) -> dict[str, _Symbol]:
+def _sections(data: bytes | bytearray) -> list[tuple[int, int, int, int, int]]:
+    """``(type, offset, size, link, entsize)`` of every section header."""
     size = len(data)
     (shoff,) = _u("Q", data, 40)
     shentsize, shnum = _u("HH", data, 58)
@@ -141,15 +185,22 @@ def _dynamic_symbols(data: bytes) -> dict[str, _Symbol]:
         if sh_type != _SHT_NOBITS and sh_offset + sh_size > size:
             raise ArtifactError("a section lies past the end of the file: truncated")
         sections.append((sh_type, sh_offset, sh_size, sh_link, sh_entsize))
+    return sections
+
+
+def _symbols(
+    data: bytes | bytearray, sections: list[tuple[int, int, int, int, int]], table: int
+) -> dict[str, _Symbol]:
+    """The symbols of the symbol tables of type ``table`` (dynamic or static)."""
     symbols: dict[str, _Symbol] = {}
     for sh_type, off, sz, link, entsize in sections:
-        if sh_type != _SHT_DYNSYM:
+        if sh_type != table:
             continue
         if entsize < 24 or link >= len(sections):
-            raise ArtifactError("malformed dynamic symbol table")
+            raise ArtifactError("malformed symbol table")
         _, str_off, str_size, _, _ = sections[link]
         for k in range(sz // entsize):
-            st_name, st_info, _, _, st_value, st_size = _u(
+            st_name, st_info, _, st_shndx, st_value, st_size = _u(
                 "IBBHQQ", data, off + k * entsize
             )
             if st_name >= str_size:
@@ -158,8 +209,29 @@ def _dynamic_symbols(data: bytes) -> dict[str, _Symbol]:
             if end < 0:
                 raise ArtifactError("unterminated symbol name")
             name = data[str_off + st_name : end].decode("latin-1")
-            symbols[name] = _Symbol(st_value, st_size, st_info & 0xF)
+            symbols[name] = _Symbol(st_value, st_size, st_info & 0xF, st_shndx)
     return symbols
+
+
+def _dynamic_symbols(data: bytes | bytearray) -> dict[str, _Symbol]:
+    return _symbols(data, _sections(data), _SHT_DYNSYM)
+
+
+def object_interface(obj: bytes) -> bytes | None:
+    """The 32 bytes of ``xrelay_interface`` in a relocatable object file (one of a
+    model's objects: the compile cache checks them against the spec before the code
+    is loaded); ``None`` when the object does not define it. :class:`ArtifactError`
+    when the object is malformed."""
+    if len(obj) < 64 or obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+        raise ArtifactError("not a 64-bit little-endian ELF object")
+    sections = _sections(obj)
+    sym = _symbols(obj, sections, _SHT_SYMTAB).get(INTERFACE_SYMBOL)
+    if sym is None or sym.section == 0 or sym.section >= len(sections):
+        return None
+    sh_type, off, sz, _, _ = sections[sym.section]
+    if sh_type == _SHT_NOBITS or sym.value + 32 > sz:
+        raise ArtifactError(f"{INTERFACE_SYMBOL} lies outside its section")
+    return obj[off + sym.value : off + sym.value + 32]
 
 
 def _file_range(
@@ -173,7 +245,7 @@ def _file_range(
     raise ArtifactError(f"{what} points outside the file's loadable bytes")
 
 
-def check_artifact(data: bytes) -> CheckedArtifact:
+def check_artifact(data: bytes | bytearray) -> CheckedArtifact:
     """Check the bytes of an exported model (see the module docstring);
     :class:`ArtifactError` says what is wrong."""
     if len(data) < 64 or data[:4] != b"\x7fELF":
@@ -192,14 +264,29 @@ def check_artifact(data: bytes) -> CheckedArtifact:
                 "an xrelay model of an older format (no checked header): export it again"
             )
         raise ArtifactError(f"not an xrelay model (no {HEADER_SYMBOL})")
-    h_off, h_exec = _file_range(segments, header_sym.value, _HEADER.size, HEADER_SYMBOL)
-    magic, version, _, w_size, m_size, digest = _HEADER.unpack_from(data, h_off)
+    h_off, h_exec = _file_range(segments, header_sym.value, 16, HEADER_SYMBOL)
+    magic = bytes(data[h_off : h_off + 8])
+    (version,) = _u("I", data, h_off + 8)
     if magic != MAGIC or h_exec:
         raise ArtifactError(f"not an xrelay model (bad {HEADER_SYMBOL})")
+    ours = xrelay_version()
     if version != VERSION:
         raise ArtifactError(
-            f"artifact format version {version}, this xrelay reads {VERSION}: "
-            "export it again"
+            f"written by another xrelay (artifact format {version}; this is xrelay "
+            f"{ours}, which reads format {VERSION}): export it again"
+        )
+    _file_range(segments, header_sym.value, _HEADER.size, HEADER_SYMBOL)
+    _, _, _, w_size, m_size, writer, digest = _HEADER.unpack_from(data, h_off)
+    writer = writer.rstrip(b"\0").decode("utf-8", "replace")
+    if writer.encode()[:32] != _version_field(ours):
+        raise ArtifactError(
+            f"written by xrelay {writer}, this is xrelay {ours}: export it again with "
+            "this version"
+        )
+    if file_digest(data, h_off) != digest:
+        raise ArtifactError(
+            "checksum mismatch: the file was changed after it was written (its code, "
+            "weights, metadata or headers)"
         )
     places: dict[str, int] = {}
     for name, size in ((WEIGHTS_SYMBOL, w_size), (METADATA_SYMBOL, m_size)):
@@ -211,12 +298,7 @@ def check_artifact(data: bytes) -> CheckedArtifact:
             raise ArtifactError(f"{name} lies in an executable segment")
         places[name] = off
     w_off, m_off = places[WEIGHTS_SYMBOL], places[METADATA_SYMBOL]
-    meta = data[m_off : m_off + m_size]
-    check = hashlib.sha256()
-    check.update(memoryview(data)[w_off : w_off + w_size])
-    check.update(meta)
-    if check.digest() != digest:
-        raise ArtifactError("checksum mismatch: the weights or metadata were changed")
+    meta = bytes(data[m_off : m_off + m_size])
     try:
         spec, layout = ModelSpec.from_json(meta.decode())
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:

@@ -12,19 +12,34 @@ config, the host CPU name and features, the tile-size override, and the versions
 xrelay (with a digest of its source files), xDSL, llvmlite, LLVM and Python.
 
 One entry is one file ``<key>.xrc``: a magic string, the length of a JSON header,
-the header (format, key, the spec with the weights' layout, the sizes of the parts
-and the SHA-256 of the payload), then the payload: the object code (one object per
-part of a model compiled in parts, :mod:`xrelay.runtime.jit`), weights blob, LLVM IR
-text and, when kept, the memref-level IR. An entry is read whole and checked (size,
-key, digest, layout) before anything of it is used; a bad one is deleted and the
-model rebuilt. Entries are written to a temporary file in the cache folder and
-renamed into place, so concurrent builds of the same module never see half an entry.
+the SHA-256 of the header, the header (format, key, the spec with the weights'
+layout, the sizes of the parts and the SHA-256 of the payload), then the payload:
+the object code (one object per part of a model compiled in parts,
+:mod:`xrelay.runtime.jit`), weights blob, LLVM IR text and, when kept, the
+memref-level IR. Every byte read back is covered by a digest. An entry is read whole
+and checked before any of it is used: size, key, both digests, the weights' layout,
+and the interface the object code was compiled for (its ``xrelay_interface``, read
+from the object file before the code is loaded) against the header's spec, so an
+entry whose spec (arena size, shapes, entry point) does not describe its code is
+never run. A bad entry is deleted and the model rebuilt. Entries are written to a
+temporary file in the cache folder and renamed into place, so concurrent builds of
+the same module never see half an entry.
+
+Trust (:mod:`xrelay.runtime.trust`): an entry is code the user runs, so only files
+the user (or root) wrote are loaded. The folder is created ``0700`` and entries are
+written ``0600``; a folder (or a folder above it) that another user owns or can
+write is not used at all, and an entry owned or writable by another user is ignored;
+both with a one-line warning, and the model is built privately. A team shares a
+cache through a group (``$XRELAY_CACHE_GROUP``). Entries are opened without
+following links and must be regular files (a FIFO is never waited on).
 
 Size: the folder holds at most ``$XRELAY_CACHE_MAX_MB`` MiB of entries (default
 2048). After each store the least recently used entries go (a hit marks its entry
 used: its modification time), never the one just written; temporary files a killed
 writer left behind go once they are an hour old. :func:`trim` does the same on
-demand and :func:`clear` empties the folder of entries.
+demand and :func:`clear` empties the folder of entries. The cache only ever removes
+files named as it names its own: ``<64 hex digits>[-profile].xrc`` entries and
+``.xrelay-tmp-*.part`` temporaries; anything else in the folder is left alone.
 """
 
 from __future__ import annotations
@@ -32,6 +47,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import struct
 import sys
 import tempfile
@@ -47,7 +63,10 @@ import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from xrelay.runtime import trust
+from xrelay.runtime.artifact import ArtifactError, interface_digest, object_interface
 from xrelay.runtime.executor import aligned_empty
+from xrelay.runtime.files import open_regular
 from xrelay.runtime.spec import ModelSpec
 from xrelay.target import current_target_text
 
@@ -55,15 +74,31 @@ ENV = "XRELAY_CACHE_DIR"
 MAX_ENV = "XRELAY_CACHE_MAX_MB"
 DEFAULT_MAX_MB = 2048
 STALE_TMP_SECONDS = 3600.0
-MAGIC = b"XRELAYC\x01"
-FORMAT = "xrelay-cache-2"
-"""Bumped whenever the layout changes (2: several objects); other formats are stale."""
+MAGIC = b"XRELAYC\x03"
+FORMAT = "xrelay-cache-3"
+"""Bumped whenever the layout changes (2: several objects; 3: the header's digest,
+the interface check); other formats are stale."""
 SUFFIX = ".xrc"
 _HEADER_LIMIT = 1 << 26
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}(-profile)?\.xrc")
+_TMP_PREFIX = ".xrelay-tmp-"
+_TMP_NAME = re.compile(r"\.xrelay-tmp-[0-9a-f]{16}-[A-Za-z0-9_]+\.part")
+
+
+class CacheWarning(UserWarning):
+    """The compile cache is not used, or not for this entry (one line)."""
+
+
+def _warn(message: str) -> None:
+    warnings.warn(f"xrelay: {message}", CacheWarning, stacklevel=4)
 
 
 class CacheEntryError(ValueError):
     """A cache entry that cannot be used (truncated, corrupt, stale)."""
+
+
+class UntrustedEntry(CacheEntryError):
+    """An entry another user owns or can write: ignored, never loaded."""
 
 
 def cache_dir() -> Path:
@@ -74,6 +109,39 @@ def cache_dir() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
     base = Path(xdg) if xdg else Path.home() / ".cache"
     return base / "xrelay"
+
+
+def usable_folder(create: bool) -> Path | None:
+    """The cache folder when it may be used (trusted, :mod:`xrelay.runtime.trust`),
+    created private when ``create``; ``None`` (with a one-line warning) when it
+    may not, or (silently) when it does not exist and ``create`` is false."""
+    folder = cache_dir()
+    try:
+        group = trust.shared_group()
+    except trust.TrustError as e:
+        _warn(f"not using the compile cache: {e}")
+        return None
+    if not folder.exists():
+        if not create:
+            return None
+        try:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                folder.mkdir(mode=trust.folder_mode(group))
+                os.chmod(folder, trust.folder_mode(group))  # whatever the umask
+            except FileExistsError:
+                pass  # made by a concurrent build meanwhile: checked below
+        except OSError as e:
+            _warn(f"cannot write the compile cache in {folder}: {e.strerror or e}")
+            return None
+    why = trust.folder_problem(folder, group)
+    if why is not None:
+        _warn(
+            f"not using the compile cache {folder}: {why} (only a private folder, "
+            f"or one shared through ${trust.GROUP_ENV}, is trusted)"
+        )
+        return None
+    return folder
 
 
 # -- the key ---------------------------------------------------------------------------
@@ -200,8 +268,8 @@ class CachedBuild:
     memref_ir: str | None = None
 
 
-def _entry_path(key: str) -> Path:
-    return cache_dir() / f"{key}{SUFFIX}"
+def _entry_path(folder: Path, key: str) -> Path:
+    return folder / f"{key}{SUFFIX}"
 
 
 def _weights_blob(spec: ModelSpec) -> tuple[list[tuple[int, int]], int]:
@@ -211,8 +279,9 @@ def _weights_blob(spec: ModelSpec) -> tuple[list[tuple[int, int]], int]:
 
 
 def store(key: str, built: CachedBuild) -> Path | None:
-    """Write the entry of ``key`` (atomically); ``None`` (and a warning) when the
-    cache folder cannot be written: a build never fails because of its cache."""
+    """Write the entry of ``key`` (atomically); ``None`` (and a one-line warning)
+    when the cache folder cannot be used or written: a build never fails because
+    of its cache."""
     spec = built.spec
     layout, blob_size = _weights_blob(spec)
     llvm_ir = built.llvm_ir.encode()
@@ -243,25 +312,34 @@ def store(key: str, built: CachedBuild) -> Path | None:
             "sha256": digest.hexdigest(),
         }
     ).encode()
-    folder = cache_dir()
+    folder = usable_folder(create=True)
+    if folder is None:
+        return None
+    try:
+        group = trust.shared_group()
+    except trust.TrustError:
+        return None
     tmp_name: str | None = None
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{key[:16]}-", dir=folder)
+        # mkstemp creates the file 0600
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f"{_TMP_PREFIX}{key[:16]}-", suffix=".part", dir=folder
+        )
         with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + struct.pack("<Q", len(header)) + header)
+            if group is not None:
+                os.fchmod(f.fileno(), trust.file_mode(group))
+            f.write(MAGIC + struct.pack("<Q", len(header)))
+            f.write(hashlib.sha256(header).digest())
+            f.write(header)
             for piece in payload():
                 f.write(piece)
-        path = _entry_path(key)
+        path = _entry_path(folder, key)
         os.replace(tmp_name, path)
         tmp_name = None
         trim(keep=path)
         return path
     except OSError as e:
-        warnings.warn(
-            f"xrelay: cannot write the compile cache in {folder}: {e.strerror or e}",
-            stacklevel=3,
-        )
+        _warn(f"cannot write the compile cache in {folder}: {e.strerror or e}")
         return None
     finally:
         if tmp_name is not None:
@@ -271,34 +349,61 @@ def store(key: str, built: CachedBuild) -> Path | None:
                 pass
 
 
+def _check_interface(objects: list[bytes], spec_json: str) -> None:
+    """The object code names the interface it was compiled for: it must be the
+    header's spec (checked on the object files, before the code is loaded)."""
+    found: list[bytes] = []
+    try:
+        for obj in objects:
+            iface = object_interface(obj)
+            if iface is not None:
+                found.append(iface)
+    except ArtifactError as e:
+        raise CacheEntryError(f"bad object code: {e}") from None
+    if len(found) != 1:
+        raise CacheEntryError("the object code does not name its interface")
+    if found[0] != interface_digest(spec_json):
+        raise CacheEntryError("the spec does not describe the object code")
+
+
 def read_entry(path: Path, key: str) -> CachedBuild:
-    """Read and check one entry; :class:`CacheEntryError` says what is wrong."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        head = f.read(len(MAGIC) + 8)
-        if len(head) != len(MAGIC) + 8 or head[: len(MAGIC)] != MAGIC:
-            raise CacheEntryError("not an xrelay cache entry (bad magic)")
-        (hlen,) = struct.unpack("<Q", head[len(MAGIC) :])
+    """Read and check one entry; :class:`CacheEntryError` says what is wrong
+    (:class:`UntrustedEntry`: another user's, or writable by others)."""
+    fd, st = open_regular(path, follow_symlinks=False)
+    with os.fdopen(fd, "rb") as f:
+        why = trust.entry_problem(st, trust.shared_group())
+        if why is not None:
+            raise UntrustedEntry(why)
+        size = st.st_size
+        prefix = len(MAGIC) + 8 + 32
+        head = f.read(prefix)
+        if len(head) != prefix or head[: len(MAGIC)] != MAGIC:
+            raise CacheEntryError("not an xrelay cache entry of this format (magic)")
+        (hlen,) = struct.unpack("<Q", head[len(MAGIC) : len(MAGIC) + 8])
         if hlen > min(_HEADER_LIMIT, size):
             raise CacheEntryError("header length past the end of the file")
+        raw_header = f.read(hlen)
+        if hashlib.sha256(raw_header).digest() != head[len(MAGIC) + 8 :]:
+            raise CacheEntryError("header checksum mismatch: corrupt or edited entry")
         try:
-            header = json.loads(f.read(hlen))
+            header = json.loads(raw_header)
             if header.get("format") != FORMAT:
                 raise CacheEntryError(f"stale entry format {header.get('format')!r}")
             if header.get("key") != key:
                 raise CacheEntryError("entry of another key")
             sizes = [int(n) for n in header["sizes"]]
             obj_sizes = [int(n) for n in header["objects"]]
-            spec, layout = ModelSpec.from_json(json.dumps(header["spec"]))
+            spec_json = json.dumps(header["spec"])
+            spec, layout = ModelSpec.from_json(spec_json)
             digest_expected = str(header["sha256"])
             has_memref = bool(header["has_memref_ir"])
         except CacheEntryError:
             raise
-        except (ValueError, KeyError, TypeError) as e:
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise CacheEntryError(f"bad header: {e}") from None
         if len(sizes) != 3 or not obj_sizes or min(sizes + obj_sizes) < 0:
             raise CacheEntryError("bad part sizes")
-        expected = len(MAGIC) + 8 + hlen + sum(sizes) + sum(obj_sizes)
+        expected = prefix + hlen + sum(sizes) + sum(obj_sizes)
         if expected != size:
             raise CacheEntryError(
                 f"size {size} does not match its header ({expected}): truncated or "
@@ -325,16 +430,25 @@ def read_entry(path: Path, key: str) -> CachedBuild:
     # the weights as byte views of one aligned blob: the same layout (offsets and
     # sizes) as the built model's, which is all the executor and export need
     spec.weights = [blob[off : off + n] for off, n in layout]
+    # the spec must be the one the code was compiled for, arena size included
+    _check_interface(objects, spec.to_json())
     return CachedBuild(spec, objects, ll.decode(), mem.decode() if has_memref else None)
 
 
 def load(key: str, need_memref_ir: bool = False) -> CachedBuild | None:
     """The entry of ``key``, checked; ``None`` when there is none, or when it is
-    bad (then it is deleted, so that the rebuild replaces it)."""
-    path = _entry_path(key)
+    bad (then it is deleted, so that the rebuild replaces it), or not to be trusted
+    (then a one-line warning; the rebuild's entry replaces it)."""
+    folder = usable_folder(create=False)
+    if folder is None:
+        return None
+    path = _entry_path(folder, key)
     try:
         built = read_entry(path, key)
     except FileNotFoundError:
+        return None
+    except UntrustedEntry as e:
+        _warn(f"ignoring the compile cache entry {path}: {e}")
         return None
     except (OSError, CacheEntryError, UnicodeDecodeError):
         try:
@@ -376,23 +490,29 @@ def max_bytes() -> int:
 
 def _entries(folder: Path) -> list[tuple[float, int, Path]]:
     """(last use, size, path) of the entries in ``folder``; the temporary files of
-    writers dead for an hour are removed on the way."""
+    writers dead for an hour are removed on the way. Only files named as the cache
+    names its own are ever looked at."""
     found: list[tuple[float, int, Path]] = []
     try:
         names = list(os.scandir(folder))
     except OSError:
         return found
     now = time.time()
+    uid = os.geteuid()
     for item in names:
+        entry = _ENTRY_NAME.fullmatch(item.name) is not None
+        temporary = _TMP_NAME.fullmatch(item.name) is not None
+        if not (entry or temporary):
+            continue
         try:
             st = item.stat(follow_symlinks=False)
         except OSError:  # removed by another process meanwhile
             continue
         if not item.is_file(follow_symlinks=False):
             continue
-        if item.name.endswith(SUFFIX):
+        if entry:
             found.append((st.st_mtime, st.st_size, Path(item.path)))
-        elif item.name.startswith(".") and now - st.st_mtime > STALE_TMP_SECONDS:
+        elif st.st_uid == uid and now - st.st_mtime > STALE_TMP_SECONDS:
             try:
                 os.unlink(item.path)
             except OSError:
@@ -405,7 +525,10 @@ def trim(limit: int | None = None, keep: Path | None = None) -> int:
     ``limit`` bytes of them (default :func:`max_bytes`), never ``keep``; the number
     of entries removed."""
     limit = max_bytes() if limit is None else limit
-    entries = _entries(cache_dir())
+    folder = usable_folder(create=False)
+    if folder is None:
+        return 0
+    entries = _entries(folder)
     total = sum(size for _, size, _ in entries)
     removed = 0
     for _, size, path in sorted(entries):

@@ -16,6 +16,7 @@ import ctypes
 import os
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -33,6 +34,7 @@ from xrelay.runtime.artifact import (
     check_artifact,
     header_bytes,
     interface_global,
+    seal,
 )
 from xrelay.runtime.executor import (
     Executable,
@@ -41,6 +43,7 @@ from xrelay.runtime.executor import (
     aligned_empty,
     zero_copy_problem,
 )
+from xrelay.runtime.files import FileKindError, read_regular_file
 from xrelay.runtime.jit import (
     SHUTDOWN,
     JITModule,
@@ -48,6 +51,10 @@ from xrelay.runtime.jit import (
     stop_team_when_freed,
 )
 from xrelay.runtime.spec import Array, ModelSpec
+from xrelay.version import xrelay_version
+
+LIBRARY_SIZE_LIMIT = 1 << 36
+"""The largest file :func:`load_module` reads (64 GiB)."""
 
 
 class ExportError(RuntimeError):
@@ -235,7 +242,9 @@ def export_shared_library(
             f.write_bytes(obj)
         (d / "weights.bin").write_bytes(blob)
         (d / "meta.json").write_bytes(metadata.encode())
-        (d / "header.bin").write_bytes(header_bytes(blob, metadata.encode()))
+        (d / "header.bin").write_bytes(
+            header_bytes(len(blob), len(metadata.encode()), xrelay_version())
+        )
         (d / "blob.S").write_text(
             "\n".join(
                 [
@@ -259,12 +268,13 @@ def export_shared_library(
             )
         )
         out = Path(path).resolve()
+        linked = d / "model.so"
         args = [
             *command,
             "-shared",
             "-fPIC",
             "-o",
-            str(out),
+            str(linked),
             *map(str, object_files),
             str(d / "blob.S"),
             "-lm",
@@ -276,6 +286,23 @@ def export_shared_library(
                 f"linking {out.name} failed ({' '.join(args[:2])} ...):\n"
                 + (result.stderr or result.stdout).strip()
             )
+        # the digest of the whole linked file goes into its header; the file then
+        # appears at ``path`` whole or not at all
+        data = bytearray(linked.read_bytes())
+        try:
+            seal(data)
+        except ArtifactError as e:
+            raise ExportError(f"linking {out.name}: {e}") from None
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}-", dir=out.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            # the mode the linker gave (its umask applied)
+            os.chmod(tmp, stat.S_IMODE(linked.stat().st_mode))
+            os.replace(tmp, out)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
 
 class LoadedLibrary(_Runnable):
@@ -290,7 +317,9 @@ class LoadedLibrary(_Runnable):
     def __init__(self, path: str | os.PathLike[str], num_threads: int | None = None):
         self.path = Path(path).resolve()
         try:
-            data = self.path.read_bytes()
+            data = read_regular_file(self.path, LIBRARY_SIZE_LIMIT)
+        except FileKindError as e:
+            raise LoadError(str(e)) from None
         except OSError as e:
             raise LoadError(f"{path}: cannot read: {e.strerror or e}") from None
         try:

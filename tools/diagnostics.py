@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -170,3 +171,22 @@ def report(prog: str, e: BaseException) -> None:
 
 def warn(prog: str, message: str) -> None:
     print(f"{prog}: warning: {message}", file=sys.stderr)
+
+
+def one_line_warnings(prog: str) -> None:
+    """Show Python warnings (the compile cache's, a bad environment variable's) as
+    ``<tool>: warning: message`` lines, without the source line Python adds."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        del category, filename, lineno, file, line
+        text = first_line(str(message))
+        warn(prog, text.removeprefix("xrelay: "))
+
+    warnings.showwarning = show

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError
 
 from xrelay.dialects.relay.dominance import verify_module
+from xrelay.runtime.files import FileKindError, read_regular_file
 from xrelay.tools.diagnostics import UserError
 from xrelay.tools.locations import parse_mlir
 
@@ -41,9 +42,18 @@ def mlir_context() -> Context:
     return ctx
 
 
+MODEL_SIZE_LIMIT = 1 << 36
+"""The largest model file the tools read (64 GiB)."""
+
+
 def read_bytes(path: Path) -> bytes:
+    """The bytes of a model file: a regular file of at most
+    :data:`MODEL_SIZE_LIMIT` bytes (a FIFO or a device is refused, never waited on
+    or read without end)."""
     try:
-        return path.read_bytes()
+        return read_regular_file(path, MODEL_SIZE_LIMIT)
+    except FileKindError as e:
+        raise UserError(str(e)) from e
     except OSError as e:
         raise UserError(f"cannot read '{path}': {e.strerror or e}") from e
 

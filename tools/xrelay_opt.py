@@ -46,7 +46,14 @@ from xrelay.pass_manager import (
     reproducer,
 )
 from xrelay.tools import cli, universe
-from xrelay.tools.diagnostics import UserError, first_line, located, report, warn
+from xrelay.tools.diagnostics import (
+    UserError,
+    first_line,
+    located,
+    one_line_warnings,
+    report,
+    warn,
+)
 from xrelay.tools.locations import parse_mlir
 
 PROG = "xrelay-opt"
@@ -471,6 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``xrelay-opt``; returns the exit code (0, 1 on errors, 2 on bad flags)."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
+    one_line_warnings(PROG)
     try:
         XRelayOptMain(args=args).run()
     except (SystemExit, KeyboardInterrupt):

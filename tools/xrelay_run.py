@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import statistics
 import sys
 import threading
@@ -33,8 +34,9 @@ from xdsl.dialects.func import FuncOp
 
 from xrelay.dialects.relay import dtypes
 from xrelay.names import decode_name
+from xrelay.runtime.files import open_regular
 from xrelay.tools import cli
-from xrelay.tools.diagnostics import UserError, first_line, report
+from xrelay.tools.diagnostics import UserError, first_line, one_line_warnings, report
 
 PROG = "xrelay-run"
 
@@ -244,8 +246,11 @@ def read_inputs(items: Sequence[str]) -> dict[str, Any]:
         if not sep or not name or not file:
             raise RunError(f"--input {item}: expected NAME=FILE.npy")
         try:
-            named[name] = np.load(file, allow_pickle=False)
-        except (OSError, ValueError) as e:
+            # a regular file only: a FIFO or a device is refused, never waited on
+            fd, _ = open_regular(file)
+            with os.fdopen(fd, "rb") as f:
+                named[name] = np.load(f, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as e:
             raise RunError(f"--input {item}: cannot read {file}: {e}") from e
     return named
 
@@ -736,6 +741,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``xrelay-run``; returns the exit code (0, 1 on errors and mismatches,
     2 on bad flags)."""
     args = build_parser().parse_args(argv)
+    one_line_warnings(PROG)
     try:
         return run(args)
     except (SystemExit, KeyboardInterrupt):

@@ -1,12 +1,13 @@
 """Exported models are checked before they are loaded (runtime/artifact.py):
-truncated files and edited metadata are refused with a one-line LoadError, in a
-subprocess that must end cleanly (no signal, no traceback); a model exported again
-to the same path runs its new code."""
+truncated files, edited metadata, a patched instruction, an export of another
+xrelay version, and paths that are no regular file (a FIFO, a device) are refused
+with a one-line LoadError, in a subprocess that must end cleanly (no signal, no
+traceback, no hang); a model exported again to the same path runs its new code."""
 
 from __future__ import annotations
 
-import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -63,7 +64,7 @@ def _load_in_subprocess(path: Path) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-c", LOADER, str(path)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=60,
         check=False,
     )
 
@@ -100,9 +101,8 @@ def _meta_region(data: bytes) -> tuple[int, int, int]:
     def where(name: str, size: int) -> int:
         return artifact._file_range(segments, symbols[name].value, size, name)[0]  # pyright: ignore[reportPrivateUsage]
 
-    h = where(artifact.HEADER_SYMBOL, 64)
-    *_, w_size, m_size, _ = struct_header().unpack_from(data, h)
-    del w_size
+    h = where(artifact.HEADER_SYMBOL, struct_header().size)
+    *_, m_size, _, _ = struct_header().unpack_from(data, h)
     return h, where(artifact.METADATA_SYMBOL, m_size), m_size
 
 
@@ -116,25 +116,14 @@ def _edit_metadata(
     """Rewrite the metadata JSON in place (compact, padded to its length); with
     ``fix_checksum`` the header's checksum is recomputed too, as a forger would."""
     data = bytearray(src.read_bytes())
-    h, m, m_size = _meta_region(bytes(data))
+    _, m, m_size = _meta_region(bytes(data))
     meta = json.loads(bytes(data[m : m + m_size]))
     edit(meta)
     text = json.dumps(meta, separators=(",", ":")).encode()
     assert len(text) <= m_size
     data[m : m + m_size] = text + b" " * (m_size - len(text))
     if fix_checksum:
-        hdr = struct_header()
-        magic, version, res, w_size, _, _ = hdr.unpack_from(data, h)
-        w = artifact._file_range(  # pyright: ignore[reportPrivateUsage]
-            artifact._segments(bytes(data)),  # pyright: ignore[reportPrivateUsage]
-            artifact._dynamic_symbols(bytes(data))[artifact.WEIGHTS_SYMBOL].value,  # pyright: ignore[reportPrivateUsage]
-            w_size,
-            "w",
-        )[0]
-        digest = hashlib.sha256(bytes(data[w : w + w_size] + data[m : m + m_size]))
-        data[h : h + hdr.size] = hdr.pack(
-            magic, version, res, w_size, m_size, digest.digest()
-        )
+        artifact.seal(data)
     dest.write_bytes(bytes(data))
 
 
@@ -200,3 +189,77 @@ def test_re_export_to_the_same_path_runs_the_new_model(tmp_path: Path):
     second = load_module(path)
     np.testing.assert_allclose(first(X), 2.0 * X, rtol=1e-6)
     np.testing.assert_allclose(second(X), 3.0 * X, rtol=1e-6)
+
+
+def _symbol_offset(data: bytes | bytearray, name: str) -> int:
+    symbols = artifact._dynamic_symbols(data)  # pyright: ignore[reportPrivateUsage]
+    segments = artifact._segments(data)  # pyright: ignore[reportPrivateUsage]
+    return artifact._file_range(segments, symbols[name].value, 1, name)[0]  # pyright: ignore[reportPrivateUsage]
+
+
+def test_a_patched_instruction_is_refused(exported: Path, tmp_path: Path):
+    """The entry point's first byte turned into ``ret`` (0xC3): the code is covered
+    by the file's digest."""
+    data = bytearray(exported.read_bytes())
+    at = _symbol_offset(data, "xrelay_entry")
+    assert data[at] != 0xC3
+    data[at] = 0xC3
+    bad = tmp_path / "patched.so"
+    bad.write_bytes(bytes(data))
+    _assert_refused(bad, "checksum mismatch")
+
+
+def test_a_byte_outside_every_symbol_is_covered(exported: Path, tmp_path: Path):
+    """The ELF header's padding (bytes 9-15 of e_ident) is covered too."""
+    data = bytearray(exported.read_bytes())
+    data[12] ^= 0x01
+    bad = tmp_path / "ident.so"
+    bad.write_bytes(bytes(data))
+    _assert_refused(bad, "checksum mismatch")
+
+
+def test_an_export_of_another_xrelay_version_is_refused(exported: Path, tmp_path: Path):
+    """A resealed header that names another writer version: both versions are named."""
+    data = bytearray(exported.read_bytes())
+    h = _symbol_offset(data, artifact.HEADER_SYMBOL)
+    fields = list(struct_header().unpack_from(data, h))
+    fields[5] = b"9.9.9-other"
+    data[h : h + struct_header().size] = struct_header().pack(*fields)
+    artifact.seal(data)
+    bad = tmp_path / "other.so"
+    bad.write_bytes(bytes(data))
+    from xrelay.version import xrelay_version
+
+    _assert_refused(
+        bad, f"written by xrelay 9.9.9-other, this is xrelay {xrelay_version()}"
+    )
+
+
+def test_an_older_artifact_format_is_refused(exported: Path, tmp_path: Path):
+    data = bytearray(exported.read_bytes())
+    h = _symbol_offset(data, artifact.HEADER_SYMBOL)
+    data[h + 8 : h + 12] = (1).to_bytes(4, "little")
+    bad = tmp_path / "v1.so"
+    bad.write_bytes(bytes(data))
+    _assert_refused(bad, "artifact format 1")
+
+
+def test_a_fifo_is_refused_without_waiting(tmp_path: Path):
+    fifo = tmp_path / "model.so"
+    os.mkfifo(fifo)
+    _assert_refused(fifo, "a FIFO, where a regular file is expected")
+
+
+def test_a_link_to_a_device_is_refused(tmp_path: Path):
+    link = tmp_path / "zero.so"
+    link.symlink_to("/dev/zero")
+    _assert_refused(link, "a character device, where a regular file is expected")
+
+
+def test_an_export_appears_whole(tmp_path: Path):
+    """Exporting writes a temporary file and renames it: no partial file at the
+    path, no temporary left behind."""
+    path = tmp_path / "whole.so"
+    _lib(2.0).export_library(path)
+    assert [p.name for p in tmp_path.iterdir()] == ["whole.so"]
+    artifact.check_artifact(path.read_bytes())

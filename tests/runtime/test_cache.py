@@ -290,14 +290,21 @@ def test_a_limit_of_zero_keeps_only_the_entry_just_written(
 
 
 def test_stale_temporary_files_are_removed(cache_folder: Path):
+    """Only the cache's own temporaries (``.xrelay-tmp-<16 hex>-*.part``) go, once
+    an hour old; the user's dotfiles stay whatever their age."""
     build(model())
-    fresh, stale = cache_folder / ".abc-fresh", cache_folder / ".abc-stale"
-    fresh.write_bytes(b"x")
-    stale.write_bytes(b"x")
-    _age(stale, 2 * cache.STALE_TMP_SECONDS)
+    fresh = cache_folder / ".xrelay-tmp-0123456789abcdef-fresh1.part"
+    stale = cache_folder / ".xrelay-tmp-0123456789abcdef-stale1.part"
+    users = [cache_folder / n for n in (".bashrc", ".env", ".abc-stale", ".gitignore")]
+    for f in [fresh, stale, *users]:
+        f.write_bytes(b"x")
+        if f is not fresh:
+            _age(f, 2 * cache.STALE_TMP_SECONDS)
     assert cache.trim() == 0
+    assert cache.clear() == 1
     assert fresh.exists()
     assert not stale.exists()
+    assert all(f.exists() for f in users)
 
 
 @pytest.mark.parametrize("value", ["lots", "-1", "1.5"])
