@@ -1,13 +1,19 @@
 """End to end: every model of the shared models folder and of its ``zoo/``
 (multi-input and multi-output models included) compiled with ``xrelay.build`` and
-run, next to a plain numpy implementation (``bench/numpy_im2col.py``) and
-onnxruntime (when installed) measured in the same run.
+run, next to a plain numpy implementation (``bench/numpy_im2col.py``), onnxruntime
+and OpenVINO (each when installed) measured in the same run.
 
     .venv/bin/python bench/e2e.py [--models ../shared/models] [--runs 20]
                                   [--opt-level 3] [--only resnet18 zoo/mobilenet_v2 ...]
                                   [--threads N]
 
-onnxruntime is an optional peer: ``pip install -e '.[bench]'`` installs it.
+onnxruntime and OpenVINO are optional peers: ``pip install -e '.[bench]'`` installs
+them. Every tool is timed as a user calls it, numpy in and numpy out: xrelay's
+one-call form ``lib(*inputs)``, onnxruntime's ``session.run(None, feed)``, OpenVINO's
+``request.infer(feed)`` (outputs copied out). OpenVINO runs with
+``INFERENCE_PRECISION_HINT=f32`` (it would otherwise compute in bfloat16 on hosts
+with bfloat16 instructions); on such hosts its default precision is timed too
+(``ov bf16``, shown apart, not counted as a peer of float32 code).
 
 Per model (each in a fresh subprocess, so that memory figures are its own):
 
@@ -17,9 +23,11 @@ Per model (each in a fresh subprocess, so that memory figures are its own):
 * ``xrelay ms``: median latency of ``run()`` over ``--runs`` runs (after one warm-up),
   and GFLOP/s = 2 * MACs (``manifest.json``) / latency; ``1-thr ms``: the same on
   one thread;
-* ``numpy ms`` / ``ort ms``: the same for the peers, and the ratio xrelay / peer;
-  onnxruntime runs on xrelay's thread count (``1-thr ort``: on one thread, against
-  xrelay's ``1-thr ms``); xrelay and onnxruntime are timed in alternating blocks;
+* ``numpy ms`` / ``ort ms`` / ``ov ms``: the same for the peers, and the ratio
+  xrelay / peer; the peers run on xrelay's thread count (``1-thr ort``, ``1-thr
+  ov``: on one thread, against xrelay's ``1-thr ms``); ``x/best`` and ``x/best 1t``:
+  xrelay against the faster of onnxruntime and OpenVINO; every tool is timed in
+  alternating blocks, on 2 threads and then on 1;
 * ``peak MB``: peak resident memory above the process's size before importing the
   model (import, build and runs), and the model's weight size for scale;
 * ``max err``: largest difference from the model's reference outputs (all of them).
@@ -111,6 +119,86 @@ def _blocks_ms(fns: list[Any], runs: int, blocks: int = 5) -> list[float]:
     return [statistics.median(ts) * 1e3 for ts in times]
 
 
+def _cpu_name() -> str:
+    """The CPU model and vector extensions, for the report."""
+    name, flags = "unknown CPU", set[str]()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and name == "unknown CPU":
+                name = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = set(value.split())
+    except OSError:
+        pass
+    isa = [
+        f
+        for f in ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16")
+        if f in flags
+    ]
+    return f"{name} ({', '.join(isa) or 'no AVX2'})"
+
+
+def _has_bf16() -> bool:
+    return any(f in _cpu_name() for f in ("avx512_bf16", "amx_bf16"))
+
+
+Peer = tuple[str, Any, Any]
+"""(label, the call to time, the object that keeps it alive)."""
+
+
+def _peers(onnx_path: Path, inputs: list[Any], nthreads: int) -> dict[str, list[Peer]]:
+    """The peers installed, on ``nthreads`` threads (``many``) and on one
+    (``one``), each a call taking numpy arrays and returning numpy arrays."""
+    out: dict[str, list[Peer]] = {"many": [], "one": []}
+    try:
+        import onnxruntime as ort  # pyright: ignore[reportMissingImports]
+    except ImportError:
+        pass
+    else:
+
+        def session(n: int) -> Any:
+            opts = ort.SessionOptions()  # pyright: ignore
+            opts.intra_op_num_threads = n  # pyright: ignore
+            opts.inter_op_num_threads = 1  # pyright: ignore
+            sess = ort.InferenceSession(str(onnx_path), opts)  # pyright: ignore
+            names = [i.name for i in sess.get_inputs()]  # pyright: ignore
+            feed = dict(zip(names, inputs, strict=True))  # pyright: ignore
+            return (lambda: sess.run(None, feed)), sess  # pyright: ignore
+
+        for group, n, label in (("many", nthreads, "ort"), ("one", 1, "ort1")):
+            fn, keep = session(n)
+            out[group].append((label, fn, keep))
+    try:
+        import openvino as ov  # pyright: ignore[reportMissingImports]
+    except ImportError:
+        pass
+    else:
+        core = ov.Core()  # pyright: ignore
+
+        def request(n: int, precision: str | None) -> Any:
+            config: dict[str, Any] = {
+                "INFERENCE_NUM_THREADS": n,
+                "PERFORMANCE_HINT": "LATENCY",
+                "NUM_STREAMS": 1,
+            }
+            if precision is not None:
+                config["INFERENCE_PRECISION_HINT"] = precision
+            compiled = core.compile_model(str(onnx_path), "CPU", config)  # pyright: ignore
+            req = compiled.create_infer_request()  # pyright: ignore
+            feed = dict(enumerate(inputs))
+            # outputs copied out of the request: numpy out, as the other peers
+            return (lambda: req.infer(feed, share_outputs=False)), (compiled, req)  # pyright: ignore
+
+        for group, n, label in (("many", nthreads, "ov"), ("one", 1, "ov1")):
+            fn, keep = request(n, "f32")
+            out[group].append((label, fn, keep))
+        if _has_bf16():
+            fn, keep = request(nthreads, None)
+            out["many"].append(("ovbf16", fn, keep))
+    return out
+
+
 def model_names(models: Path) -> list[str]:
     """The models of ``manifest.json``, then the folders of ``zoo/`` (as
     ``zoo/<name>``)."""
@@ -185,10 +273,12 @@ def measure(
         float(np.max(np.abs(m.get_output(k) - ref))) for k, ref in enumerate(refs)
     )
     peak = _status("VmHWM") - base
-    one = lib.create()
-    one.set_num_threads(1)
-    for k, a in enumerate(inputs):
-        one.set_input(k, a)
+    nthreads = m.num_threads
+    del m
+    # as users call it: numpy in, numpy out (the one-call form)
+    with PassContext(opt_level=opt_level):
+        lib = xrelay.build(mod, params=params, num_threads=nthreads)
+        lib1 = xrelay.build(mod, params=params, num_threads=1)
 
     numpy_ms: float | None = None
     if len(inputs) == 1:
@@ -197,43 +287,33 @@ def measure(
             numpy_ms = _median_ms(lambda: peer(inputs[0]), runs)
         except Exception:  # the numpy peer knows the small CNNs' ops only
             numpy_ms = None
-    ort_ms: float | None = None
-    ort_one_ms: float | None = None
-    try:
-        import onnxruntime as ort  # pyright: ignore[reportMissingImports]
-    except ImportError:
-        xrelay_ms, one_ms = _blocks_ms([m.run, one.run], runs)
-    else:
-
-        def session(nthreads: int) -> Any:
-            opts = ort.SessionOptions()  # pyright: ignore
-            opts.intra_op_num_threads = nthreads  # pyright: ignore
-            opts.inter_op_num_threads = 1  # pyright: ignore
-            return ort.InferenceSession(str(spec["onnx"]), opts)  # pyright: ignore
-
-        sess, sess1 = session(m.num_threads), session(1)
-        names = [i.name for i in sess.get_inputs()]  # pyright: ignore
-        feed = dict(zip(names, inputs, strict=True))  # pyright: ignore
-        xrelay_ms, ort_ms, one_ms, ort_one_ms = _blocks_ms(
-            [
-                m.run,
-                lambda: sess.run(None, feed),  # pyright: ignore
-                one.run,
-                lambda: sess1.run(None, feed),  # pyright: ignore
-            ],
-            runs,
-        )
+    peers = _peers(spec["onnx"], inputs, nthreads)
+    many = [lambda: lib(*inputs), *(fn for _, fn, _ in peers["many"])]
+    one = [lambda: lib1(*inputs), *(fn for _, fn, _ in peers["one"])]
+    # blocks on every thread count apart: a peer's spinning pool must not steal the
+    # cores from the next peer's two-thread run
+    times_many = _blocks_ms(many, runs)
+    times_one = _blocks_ms(one, runs)
+    row_peers: dict[str, float | None] = {}
+    for group, times in (("many", times_many), ("one", times_one)):
+        for (label, _, _), t in zip(peers[group], times[1:], strict=True):
+            row_peers[label] = t
+    xrelay_ms, one_ms = times_many[0], times_one[0]
     return {
+        "cpu": _cpu_name(),
         "model": name,
         "macs": spec["macs"],
         "weights_mb": spec["params"] * 4 / 1e6,
         "compile_s": compile_s,
         "xrelay_ms": xrelay_ms,
-        "threads": m.num_threads,
+        "threads": nthreads,
         "one_thread_ms": one_ms,
         "numpy_ms": numpy_ms,
-        "ort_ms": ort_ms,
-        "ort_one_thread_ms": ort_one_ms,
+        "ort_ms": row_peers.get("ort"),
+        "ort_one_thread_ms": row_peers.get("ort1"),
+        "ov_ms": row_peers.get("ov"),
+        "ov_one_thread_ms": row_peers.get("ov1"),
+        "ov_bf16_ms": row_peers.get("ovbf16"),
         "peak_mb": peak / 1e6,
         "arena_mb": lib.spec.arena_size / 1e6,
         "max_err": err,
@@ -254,31 +334,50 @@ def _ratio(a: float, b: float | None) -> str:
     return "n/a" if b is None else f"{a / b:.2f}"
 
 
+def _best(*values: float | None) -> float | None:
+    known = [v for v in values if v is not None]
+    return min(known) if known else None
+
+
 def report(rows: list[dict[str, Any]]) -> None:
     width = max([13, *(len(r["model"]) + 1 for r in rows)])
+    bf16 = any(r.get("ov_bf16_ms") is not None for r in rows)
     head = (
         f"{'model':<{width}}{'compile s':>10}{'thr':>4}{'xrelay ms':>11}{'GFLOP/s':>9}"
-        f"{'1-thr ms':>10}"
-        f"{'numpy ms':>10}{'GFLOP/s':>9}{'x/numpy':>9}{'ort ms':>9}{'x/ort':>8}"
-        f"{'1-thr ort':>10}{'x/ort 1t':>9}"
-        f"{'peak MB':>9}{'weights':>9}{'max err':>10}"
+        f"{'numpy ms':>10}{'x/numpy':>8}"
+        f"{'ort ms':>9}{'x/ort':>7}{'ov ms':>9}{'x/ov':>7}{'x/best':>8}"
+        f"{'1-thr ms':>10}{'1-thr ort':>10}{'1-thr ov':>10}{'x/best 1t':>10}"
+        + (f"{'ov bf16':>9}" if bf16 else "")
+        + f"{'peak MB':>9}{'weights':>9}{'max err':>10}"
     )
     print(head)
     print("-" * len(head))
     for r in rows:
+        best = _best(r["ort_ms"], r.get("ov_ms"))
+        best1 = _best(r["ort_one_thread_ms"], r.get("ov_one_thread_ms"))
         print(
             f"{r['model']:<{width}}{r['compile_s']:>10.2f}{r['threads']:>4}"
             f"{r['xrelay_ms']:>11.3f}{_gflops(r['macs'], r['xrelay_ms']):>9}"
-            f"{r['one_thread_ms']:>10.3f}{_ms(r['numpy_ms']):>10}"
-            f"{_gflops(r['macs'], r['numpy_ms']):>9}"
-            f"{_ratio(r['xrelay_ms'], r['numpy_ms']):>9}{_ms(r['ort_ms']):>9}"
-            f"{_ratio(r['xrelay_ms'], r['ort_ms']):>8}"
-            f"{_ms(r['ort_one_thread_ms']):>10}"
-            f"{_ratio(r['one_thread_ms'], r['ort_one_thread_ms']):>9}"
-            f"{r['peak_mb']:>9.1f}{r['weights_mb']:>9.1f}{r['max_err']:>10.2e}"
+            f"{_ms(r['numpy_ms']):>10}{_ratio(r['xrelay_ms'], r['numpy_ms']):>8}"
+            f"{_ms(r['ort_ms']):>9}{_ratio(r['xrelay_ms'], r['ort_ms']):>7}"
+            f"{_ms(r.get('ov_ms')):>9}{_ratio(r['xrelay_ms'], r.get('ov_ms')):>7}"
+            f"{_ratio(r['xrelay_ms'], best):>8}"
+            f"{r['one_thread_ms']:>10.3f}{_ms(r['ort_one_thread_ms']):>10}"
+            f"{_ms(r.get('ov_one_thread_ms')):>10}"
+            f"{_ratio(r['one_thread_ms'], best1):>10}"
+            + (f"{_ms(r.get('ov_bf16_ms')):>9}" if bf16 else "")
+            + f"{r['peak_mb']:>9.1f}{r['weights_mb']:>9.1f}{r['max_err']:>10.2e}"
         )
-    if rows and rows[0]["ort_ms"] is None:
-        print("onnxruntime: not installed")
+    if rows:
+        print(f"CPU: {rows[0]['cpu']}")
+        if rows[0]["ort_ms"] is None:
+            print("onnxruntime: not installed")
+        if rows[0].get("ov_ms") is None:
+            print("OpenVINO: not installed")
+        elif not bf16:
+            print(
+                "OpenVINO's default precision is float32 on this host (no bfloat16 instructions)"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
