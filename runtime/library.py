@@ -50,6 +50,7 @@ from xrelay.runtime.jit import (
     object_codes,
     stop_team_when_freed,
 )
+from xrelay.runtime.ndarray import Device, DeviceError
 from xrelay.runtime.spec import Array, ModelSpec
 from xrelay.version import xrelay_version
 
@@ -83,6 +84,41 @@ class _Runnable:
         if profile and self.executable.spec.profile is None:
             return GraphModule(self.profiled_variant())
         return GraphModule(self.executable)
+
+    # -- TVM's factory module (what ``relay.build`` returns) ---------------------------
+
+    def __getitem__(self, name: str) -> Callable[..., GraphModule]:
+        """``lib["default"](dev)``: a new executor of the model on the CPU device
+        ``dev`` (TVM's graph executor factory); wrap it in
+        ``xrelay.contrib.graph_executor.GraphModule`` as TVM scripts do."""
+        if name != "default":
+            raise KeyError(
+                f"the library has no module {name!r} (the executor factory is "
+                "lib['default'])"
+            )
+
+        def make(*devices: Any) -> GraphModule:
+            for dev in devices:
+                if not isinstance(dev, Device):
+                    raise DeviceError(
+                        f"xrelay runs on the CPU only: {dev!r} is not a CPU device "
+                        "(use xrelay.cpu(0))"
+                    )
+            return self.create()
+
+        return make
+
+    def get_lib(self) -> _Runnable:
+        """The compiled code (the library itself: code and weights are one)."""
+        return self
+
+    def get_params(self) -> dict[str, Any]:
+        """No separate parameters: weights are bound into the library."""
+        return {}
+
+    def get_graph_json(self) -> str:
+        """The model's interface as JSON (inputs, outputs, arena, weights' layout)."""
+        return self.spec.to_json()
 
     def profiled_variant(self) -> Executable:
         """The model built with profiling (:mod:`xrelay.runtime.profile`)."""
