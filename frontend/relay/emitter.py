@@ -101,6 +101,10 @@ class ModuleContext(Protocol):
         """A fresh function name starting with ``base``."""
         ...
 
+    def holds(self, func: FuncOp) -> bool:
+        """Whether ``func`` is one of the module's functions."""
+        ...
+
 
 @dataclass(eq=False)
 class Fields:
@@ -470,9 +474,15 @@ class _Emitter:
                 "calling a local relay.Function needs a module to outline it into: "
                 "use IRModule.from_expr"
             )
-        name = self.ctx.reserve_name(f"{self.name}_fn")
         func_op = getattr(fn, "func_op", None)
-        if isinstance(func_op, FuncOp):  # a view of an existing function: copied
+        if isinstance(func_op, FuncOp) and self.ctx.holds(func_op):
+            # a view of a function of this module (a fused kernel the body of
+            # mod["main"] calls): called where it is
+            known = (func_op.sym_name.data, func_op.function_type)
+            self.lifted.names[fn] = known
+            return known
+        name = self.ctx.reserve_name(f"{self.name}_fn")
+        if isinstance(func_op, FuncOp):  # a view of another module's function: copied
             func = func_op.clone()
             func.sym_name = StringAttr(name)
         else:
