@@ -16,6 +16,7 @@ Expressions form a lazy DAG; the IR is made when a Function is put in an
 from __future__ import annotations
 
 from xrelay.frontend.relay import analysis as analysis
+from xrelay.frontend.relay import dataflow_pattern as dataflow_pattern
 from xrelay.frontend.relay import expr_functor as expr_functor
 from xrelay.frontend.relay import op as op
 from xrelay.frontend.relay import transform as transform

@@ -28,7 +28,7 @@ whose dtype comes from ``x``); it goes to ``visit_scalar_like``.
 
 Deep graphs: a visit recurses once per level of the graph, as in TVM, so the first
 ``visit`` of a functor raises Python's recursion limit for its duration by what the
-graph's depth needs (the depth is measured iteratively, once per node per functor).
+graph's depth needs (the depth is measured iteratively, once per node).
 Python calls between Python functions do not use the C stack (CPython 3.11+), so
 this is safe for visitors written in Python.
 """
@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 from xrelay.frontend.relay.expr import (
@@ -70,8 +71,8 @@ room for user helpers)."""
 _MARGIN = 500
 
 
-def _children(node: Node) -> list[Node]:
-    """What a default visit of ``node`` visits, in order."""
+def node_inputs(node: Node) -> list[Node]:
+    """What a default visit of ``node`` visits, in order (its edges in the graph)."""
     if isinstance(node, Call):
         return [node.op, *node.args]
     if isinstance(node, Function):
@@ -89,15 +90,21 @@ def _children(node: Node) -> list[Node]:
     return []
 
 
-def graph_height(root: Node, known: dict[Node, int]) -> int:
+_HEIGHTS: weakref.WeakKeyDictionary[Node, int] = weakref.WeakKeyDictionary()
+"""Heights of the nodes measured so far (a node's children never change)."""
+
+
+def graph_height(root: Node, known: MutableMapping[Node, int] | None = None) -> int:
     """The number of nodes on the longest path down from ``root`` (iteratively;
-    ``known`` caches heights between calls)."""
+    ``known`` caches heights between calls, by default for every functor)."""
+    if known is None:
+        known = _HEIGHTS
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
         node, ready = stack.pop()
         if node in known:
             continue
-        kids = _children(node)
+        kids = node_inputs(node)
         if ready:
             known[node] = 1 + max((known[k] for k in kids), default=0)
             continue
@@ -112,7 +119,6 @@ class ExprFunctor:
 
     def __init__(self) -> None:
         self.memo_map: dict[Node, Any] = {}
-        self._heights: dict[Node, int] = {}
         self._active = 0
 
     def visit(self, expr: Node | TupleWrapper) -> Any:
@@ -134,7 +140,7 @@ class ExprFunctor:
 
     def _visit_deep(self, node: Node) -> Any:
         """The first (outermost) visit: with room on Python's stack for the graph."""
-        extra = graph_height(node, self._heights) * FRAMES_PER_LEVEL + _MARGIN
+        extra = graph_height(node) * FRAMES_PER_LEVEL + _MARGIN
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(old + extra)
         self._active += 1
