@@ -608,7 +608,8 @@ class _PyFunctionPass(FunctionPass):
         from xrelay.frontend.relay.function_view import FunctionView
         from xrelay.frontend.relay.module import IRModule
 
-        new = self.pass_func(FunctionView(func), mod, ctx)
+        view: Any = FunctionView(func)
+        new = self.pass_func(view, mod, ctx)
         if isinstance(new, FunctionView):
             return new.func_op, []
         if isinstance(new, FuncOp):

@@ -6,10 +6,10 @@ variables leave open. Computed on first use, once per expression."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from xdsl.dialects.builtin import ModuleOp, TupleType, UnrankedTensorType
-from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue
+from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue, TypeAttribute
 
 from xrelay.frontend.relay.analysis import free_vars
 from xrelay.frontend.relay.emitter import BuildError, Fields, Val, emit_function
@@ -79,7 +79,7 @@ def _type(value: Val) -> Attribute | None:
     fields = [_type(v) for v in value.values]
     if any(f is None for f in fields):
         return None
-    return TupleType([f for f in fields if f is not None])
+    return TupleType(tuple(cast(TypeAttribute, f) for f in fields))
 
 
 def _incomplete(value: Val) -> bool:

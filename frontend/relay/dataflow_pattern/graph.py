@@ -28,7 +28,7 @@ class GraphNode(Generic[T]):
     def dominates(self, other: GraphNode[T]) -> bool:
         """Whether ``other`` is below this node in the post-dominator tree (every
         path from ``other`` to the graph's output goes through this node)."""
-        stack = [self]
+        stack: list[GraphNode[T]] = [self]
         seen: set[int] = set()
         while stack:
             for child in stack.pop().dominator_children:

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -145,7 +146,7 @@ class DFPatternMatcher:
             return self._dominator(p, expr)
         raise TypeError(f"unknown pattern {p!r}")
 
-    def _all(self, patterns: list[DFPattern], exprs: list[Expr]) -> bool:
+    def _all(self, patterns: list[DFPattern], exprs: Sequence[Expr]) -> bool:
         if len(patterns) != len(exprs):
             return False
         return all(self.visit(p, e) for p, e in zip(patterns, exprs, strict=True))

@@ -308,7 +308,7 @@ class _Rewriter(_GroupMutator):
             p: [self.memo_map.get(e, e) for e in exprs]
             for p, exprs in group.matched.items()
         }
-        out = self.callback.callback(pre, post, node_map)  # type: ignore[arg-type]
+        out: Any = self.callback.callback(pre, post, node_map)  # type: ignore[arg-type]
         if not isinstance(out, Expr | TupleWrapper):
             raise TypeError(
                 f"{type(self.callback).__name__}.callback returned "
