@@ -140,6 +140,7 @@ class ExprFunctor:
 
     def _visit_deep(self, node: Node) -> Any:
         """The first (outermost) visit: with room on Python's stack for the graph."""
+        self._method(node)  # not an expression: fail before measuring it
         extra = graph_height(node) * FRAMES_PER_LEVEL + _MARGIN
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(old + extra)
@@ -150,18 +151,20 @@ class ExprFunctor:
             self._active -= 1
             sys.setrecursionlimit(old)
 
-    def _dispatch(self, node: Node) -> Any:
+    def _method(self, node: Node) -> str:
+        """The name of the ``visit_<kind>`` method for ``node``."""
         method = _DISPATCH.get(type(node))
-        if method is None:
-            for cls, name in _ORDER:
-                if isinstance(node, cls):
-                    method = name
-                    break
-            else:
-                raise TypeError(
-                    f"{type(self).__name__}.visit: {node!r} is not a relay expression"
-                )
-        visit_kind: Callable[[Any], Any] = getattr(self, method)
+        if method is not None:
+            return method
+        for cls, name in _ORDER:
+            if isinstance(node, cls):
+                return name
+        raise TypeError(
+            f"{type(self).__name__}.visit: {node!r} is not a relay expression"
+        )
+
+    def _dispatch(self, node: Node) -> Any:
+        visit_kind: Callable[[Any], Any] = getattr(self, self._method(node))
         return visit_kind(node)
 
     # -- one method per node kind (TVM's names) -----------------------------------------

@@ -397,3 +397,35 @@ def test_partition_inputs_of_an_argument_free_call_pattern():
     assert out.op.attrs["PartitionedFromPattern"] == "add_nn.relu_"
     a, b = rand(2), rand(2) + 1
     np.testing.assert_allclose(run(out, a, b), np.maximum(a + b, 0))
+
+
+def test_partition_inside_a_function_pass_outlines_the_composite():
+    """A MergeComposite-style function pass: the partitioned function is a local
+    function of main, outlined next to it (not a function the pass added)."""
+    from xrelay.relay import transform
+
+    @transform.function_pass(opt_level=0)
+    class MergeConvBlocks:
+        def transform_function(self, func: Any, mod: Any, ctx: Any) -> Any:
+            body = CONV_BIAS_RELU.partition(func.body, attrs={"Composite": "cbr"})
+            return relay.Function(func.params, body)
+
+    x, expr = conv_block()
+    mod = relay.IRModule.from_expr(relay.Function([x], relay.exp(expr)))
+    out = MergeConvBlocks()(mod)
+    names = [gv.name_hint for gv in out.get_global_vars()]
+    assert names == ["main_fn", "main"]
+    composite = out["main_fn"]
+    assert composite.attrs["Composite"] == "cbr"
+    # main's body calls it as a local function, as in Relay
+    call = out["main"].body.args[0]
+    assert isinstance(call.op, relay.Function)
+    assert call.op.attrs["Composite"] == "cbr"
+    assert call.op.attrs["PartitionedFromPattern"] == "nn.conv2d_nn.bias_add_nn.relu_"
+    assert [op.name for op in out["main"].walk()][1:] == [
+        "func.call", "relay.exp", "func.return",
+    ]  # fmt: skip
+    a = rand(1, 3, 8, 8)
+    want = relay.create_executor(mod=mod).evaluate()(a).numpy()
+    got = relay.create_executor(mod=out).evaluate()(a).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
