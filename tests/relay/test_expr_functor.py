@@ -291,3 +291,37 @@ def test_function_pass_returning_an_unbuildable_function_is_a_one_line_error():
     with pytest.raises(PassContractError, match=r"broken returned a relay.Function"):
         broken(mod)
     assert str(mod) == text
+
+
+def test_a_mutator_without_super_init_still_memoises():
+    class NoInit(ExprMutator):
+        def __init__(self) -> None:  # forgets super().__init__()
+            self.count = 0
+
+        def visit_var(self, var: relay.Var) -> Any:
+            self.count += 1
+            return var
+
+    x = relay.var("x", shape=(2,))
+    fn = relay.Function([x], relay.add(x, x))
+    m = NoInit()
+    assert m.visit(fn) is fn
+    assert m.count == 1
+
+
+def test_scalar_constants_follow_the_expression_their_dtype_comes_from():
+    x = relay.var("x", shape=(2,), dtype="float32")
+    y = relay.var("y", shape=(2,), dtype="float64")
+    expr = relay.exp(x) * 2.0  # a scalar taking its dtype from exp(x)
+
+    class XtoY(ExprMutator):
+        def visit_var(self, var: relay.Var) -> Any:
+            return y if var is x else var
+
+    new = XtoY().visit(expr)
+    mod = relay.IRModule.from_expr(new)
+    assert [p.name_hint for p in mod["main"].params] == ["y"]  # no trace of x
+    a = np.array([0.5, 1.0])
+    got = relay.create_executor(mod=mod).evaluate()(a).numpy()
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, np.exp(a) * 2)
