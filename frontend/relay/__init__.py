@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from xrelay.frontend.relay import analysis as analysis
 from xrelay.frontend.relay import op as op
+from xrelay.frontend.relay import qnn as qnn
 from xrelay.frontend.relay import transform as transform
 from xrelay.frontend.relay.build_module import build as build
 from xrelay.frontend.relay.build_module import optimize as optimize
