@@ -32,7 +32,7 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerType, TensorType
-from xdsl.ir import Attribute, TypeAttribute
+from xdsl.ir import Attribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -66,6 +66,7 @@ from xrelay.dialects.relay.base import (
 )
 from xrelay.dialects.relay.nn import BatchMatmulOp, Conv2DOp, DenseOp, PaddedOp
 from xrelay.dialects.relay.pooling import AvgPool2DOp
+from xrelay.dialects.relay.qnn_canonical import QnnBuilder, properties_of
 from xrelay.dialects.relay.qnn_numerics import (
     ROUNDING_MODES,
     along,
@@ -182,6 +183,19 @@ class QnnOp(RelayOp):
         for ty, what, dtype in params:
             check_param(ty, what, dtype, c, f"axis {k} of data")
 
+    def canonicalize(self, b: QnnBuilder) -> SSAValue:
+        """This op as integer and float relay ops inserted before it by ``b``
+        (Relay's ``FTVMQnnCanonicalize``), computing exactly what :meth:`compute`
+        does; returns the value replacing the result. The operand types are
+        known (ranked)."""
+        raise NotImplementedError(f"{self.name} has no canonical form")
+
+    def along_axis(
+        self, b: QnnBuilder, data: SSAValue, axis: int, params: Sequence[SSAValue]
+    ) -> list[SSAValue]:
+        rank = len(b.shape_of(data))
+        return [b.along(p, rank, axis) for p in params]
+
 
 # ---------------------------------------------------------------------------------------
 # quantize, dequantize, requantize
@@ -227,6 +241,13 @@ class QuantizeOp(QnnOp):
             v = x / scale
         return saturate_round(v, zp, dtypes.numpy_dtype(self.out_dtype))
 
+    def canonicalize(self, b: QnnBuilder) -> SSAValue:
+        scale, zp = self.along_axis(
+            b, self.data, get_int(self.axis), [self.output_scale, self.output_zero_point]
+        )
+        v = b.divide(self.data, scale)
+        return b.saturate_round(v, zp, dtypes.dtype_name(self.out_dtype))
+
 
 @irdl_op_definition
 class DequantizeOp(QnnOp):
@@ -261,6 +282,12 @@ class DequantizeOp(QnnOp):
         rank, axis = x.ndim, get_int(self.axis)
         diff = centered(x, along(args[2], rank, axis))
         return diff.astype(np.float32) * along(args[1], rank, axis).astype(np.float32)
+
+    def canonicalize(self, b: QnnBuilder) -> SSAValue:
+        scale, zp = self.along_axis(
+            b, self.data, get_int(self.axis), [self.input_scale, self.input_zero_point]
+        )
+        return b.multiply(b.cast(b.centered(self.data, zp), "float32"), scale)
 
 
 @irdl_op_definition
@@ -323,6 +350,18 @@ class RequantizeOp(QnnOp):
                 dtypes.numpy_dtype(self.out_dtype),
                 self.rounding_mode(),
             )
+
+    def canonicalize(self, b: QnnBuilder) -> SSAValue:
+        s_in, z_in, s_out, z_out = self.along_axis(
+            b, self.data, get_int(self.axis), self.operands[1:]
+        )
+        return b.requantize(
+            b.centered(self.data, z_in),
+            b.divide(s_in, s_out),
+            z_out,
+            dtypes.dtype_name(self.out_dtype),
+            self.rounding_mode(),
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -405,6 +444,11 @@ class QnnConv2DOp(QnnOp, PaddedOp):
         w = centered(np.asarray(args[1]), np.asarray(args[3]).reshape(()))
         return self.conv().compute(x, w)
 
+    def canonicalize(self, b: QnnBuilder) -> SSAValue:
+        x = b.centered(self.data, b.scalar(self.input_zero_point))
+        w = b.centered(self.kernel, b.scalar(self.kernel_zero_point))
+        return b.emit(Conv2DOp, [x, w], properties_of(self, Conv2DOp))
+
 
 @irdl_op_definition
 class QnnDenseOp(QnnOp):
@@ -448,6 +492,11 @@ class QnnDenseOp(QnnOp):
         w = centered(np.asarray(args[1]), np.asarray(args[3]).reshape(()))
         return self.dense().compute(x, w)
 
+    def canonicalize(self, b: QnnBuilder) -> SSAValue:
+        x = b.centered(self.data, b.scalar(self.input_zero_point))
+        w = b.centered(self.weight, b.scalar(self.kernel_zero_point))
+        return b.emit(DenseOp, [x, w], properties_of(self, DenseOp))
+
 
 @irdl_op_definition
 class QnnBatchMatmulOp(QnnOp):
@@ -484,6 +533,11 @@ class QnnBatchMatmulOp(QnnOp):
         x = centered(np.asarray(args[0]), np.asarray(args[2]).reshape(()))
         y = centered(np.asarray(args[1]), np.asarray(args[3]).reshape(()))
         return self.batch_matmul().compute(x, y)
+
+    def canonicalize(self, b: QnnBuilder) -> SSAValue:
+        x = b.centered(self.x, b.scalar(self.x_zero_point))
+        y = b.centered(self.y, b.scalar(self.y_zero_point))
+        return b.emit(BatchMatmulOp, [x, y], properties_of(self, BatchMatmulOp))
 
 
 # ---------------------------------------------------------------------------------------
@@ -562,6 +616,26 @@ class QnnBinaryOp(QnnOp):
             v = self.combine(args)
         return saturate_round(v, np.asarray(args[7]).reshape(()), args[0].dtype)
 
+    def side(self, b: QnnBuilder, side: int) -> tuple[SSAValue, SSAValue]:
+        """The canonical ``(centered value, scale)`` of ``lhs`` (0) or ``rhs`` (1)."""
+        x = self.operands[side]
+        axis = get_int(self.lhs_axis if side == 0 else self.rhs_axis)
+        scale, zp = self.operands[2 + 2 * side], self.operands[3 + 2 * side]
+        if not b.shape_of(x):
+            scale, zp = b.scalar(scale), b.scalar(zp)
+        else:
+            scale, zp = self.along_axis(b, x, axis, [scale, zp])
+        return b.centered(x, zp), scale
+
+    def combine_canonical(self, b: QnnBuilder, out_scale: SSAValue) -> SSAValue:
+        """The canonical form of :meth:`combine`."""
+        raise NotImplementedError
+
+    def canonicalize(self, b: QnnBuilder) -> SSAValue:
+        v = self.combine_canonical(b, b.scalar(self.output_scale))
+        dtype = b.dtype_of(self.lhs)
+        return b.saturate_round(v, b.scalar(self.output_zero_point), dtype)
+
 
 class QnnAddLikeOp(QnnBinaryOp):
     """Add or subtract: each side rescaled to the output scale in float32, combined
@@ -577,6 +651,12 @@ class QnnAddLikeOp(QnnBinaryOp):
         va = a.astype(np.float32) * scale_ratio(sa, out_scale)
         vb = b.astype(np.float32) * scale_ratio(sb, out_scale)
         return va + vb if self.SIGN > 0 else va - vb
+
+    def combine_canonical(self, b: QnnBuilder, out_scale: SSAValue) -> SSAValue:
+        (a, sa), (c, sc) = self.side(b, 0), self.side(b, 1)
+        va = b.multiply(b.cast(a, "float32"), b.divide(sa, out_scale))
+        vc = b.multiply(b.cast(c, "float32"), b.divide(sc, out_scale))
+        return b.add(va, vc) if self.SIGN > 0 else b.subtract(va, vc)
 
 
 @irdl_op_definition
@@ -610,6 +690,11 @@ class QnnMulOp(QnnBinaryOp):
         product = a * b  # int32
         ratio = scale_ratio(np.asarray(sa, np.float32) * sb, out_scale)
         return product.astype(np.float32) * ratio
+
+    def combine_canonical(self, b: QnnBuilder, out_scale: SSAValue) -> SSAValue:
+        (a, sa), (c, sc) = self.side(b, 0), self.side(b, 1)
+        ratio = b.divide(b.multiply(sa, sc), out_scale)
+        return b.multiply(b.cast(b.multiply(a, c), "float32"), ratio)
 
 
 # ---------------------------------------------------------------------------------------
@@ -667,11 +752,36 @@ class QnnConcatenateOp(QnnOp):
         parts: list[Array] = []
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             for i in range(n):
+                if self.is_copied(i, n):
+                    parts.append(np.asarray(args[i]))
+                    continue
                 zp = np.asarray(args[2 * n + i]).reshape(())
                 ratio = scale_ratio(np.asarray(args[n + i]).reshape(()), out_scale)
                 acc = centered(np.asarray(args[i]), zp)
                 parts.append(requantize_values(acc, ratio, out_zp, dtype, "None"))
         return np.concatenate(parts, axis=get_int(self.axis))
+
+    def is_copied(self, i: int, n: int) -> bool:
+        """Whether input ``i`` has the output's scale and zero point (the same
+        values): it is then copied, not requantized."""
+        ops = self.operands
+        if len(ops) != 3 * n + 2:  # a detached op evaluated on its own
+            return False
+        return ops[n + i] is ops[3 * n] and ops[2 * n + i] is ops[3 * n + 1]
+
+    def canonicalize(self, b: QnnBuilder) -> SSAValue:
+        ops = self.operands
+        n = self.count(len(ops))
+        out_scale, out_zp = b.scalar(ops[3 * n]), b.scalar(ops[3 * n + 1])
+        parts: list[SSAValue] = []
+        for i in range(n):
+            if self.is_copied(i, n):
+                parts.append(ops[i])
+                continue
+            acc = b.centered(ops[i], b.scalar(ops[2 * n + i]))
+            ratio = b.divide(b.scalar(ops[n + i]), out_scale)
+            parts.append(b.requantize(acc, ratio, out_zp, b.dtype_of(ops[i])))
+        return b.emit(ConcatenateOp, parts, {"axis": self.axis})
 
 
 @irdl_op_definition
@@ -725,6 +835,16 @@ class QnnAvgPool2DOp(QnnOp, PaddedOp):
             return saturate_round(
                 avg * ratio, np.asarray(args[4]).reshape(()), x.dtype, "None"
             )
+
+    def canonicalize(self, b: QnnBuilder) -> SSAValue:
+        x = b.cast(b.centered(self.data, b.scalar(self.input_zero_point)), "float32")
+        avg = b.emit(AvgPool2DOp, [x], properties_of(self, AvgPool2DOp))
+        ratio = b.divide(b.scalar(self.input_scale), b.scalar(self.output_scale))
+        return b.saturate_round(
+            b.multiply(avg, ratio),
+            b.scalar(self.output_zero_point),
+            b.dtype_of(self.data),
+        )
 
 
 QNN_OPS: list[type[RelayOp]] = [
