@@ -165,6 +165,10 @@ class QnnOp(RelayOp):
 
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
     assembly_format = FORMAT
+    LOWERING_HINT: ClassVar[str] = (
+        "run qnn-canonicalize (relay.qnn.transform.CanonicalizeOps) first, as "
+        "xrelay.build does"
+    )
 
     def params_per_axis(
         self,
