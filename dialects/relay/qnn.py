@@ -247,7 +247,10 @@ class QuantizeOp(QnnOp):
 
     def canonicalize(self, b: QnnBuilder) -> SSAValue:
         scale, zp = self.along_axis(
-            b, self.data, get_int(self.axis), [self.output_scale, self.output_zero_point]
+            b,
+            self.data,
+            get_int(self.axis),
+            [self.output_scale, self.output_zero_point],
         )
         v = b.divide(self.data, scale)
         return b.saturate_round(v, zp, dtypes.dtype_name(self.out_dtype))
@@ -438,9 +441,7 @@ class QnnConv2DOp(QnnOp, PaddedOp):
         check_param(operand_types[2], "input_zero_point", "int32")
         check_param(operand_types[3], "kernel_zero_point", "int32")
         check_param(operand_types[4], "input_scale", "float32")
-        check_param(
-            operand_types[5], "kernel_scale", "float32", channels, "the output"
-        )
+        check_param(operand_types[5], "kernel_scale", "float32", channels, "the output")
         return [out]
 
     def compute(self, *args: Any) -> Any:

@@ -109,7 +109,9 @@ class QnnBuilder:
         shape = self.shape_of(param)
         size = int(np.prod(shape)) if shape else 1
         if size == 1:
-            return param if not shape else self.emit(ReshapeOp, [param], {"newshape": []})
+            return (
+                param if not shape else self.emit(ReshapeOp, [param], {"newshape": []})
+            )
         newshape = [1] * rank
         newshape[axis % rank] = size
         return self.emit(ReshapeOp, [param], {"newshape": newshape})

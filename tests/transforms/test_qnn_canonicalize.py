@@ -103,7 +103,7 @@ def test_dequantize():
 def test_requantize(rounding: str, out_dtype: str):
     rng = np.random.default_rng(2)
     acc = rng.integers(-(2**30), 2**30, size=(2, 4, 6)).astype(np.int32)
-    acc[0, :, :3] = [[1, 3, 5], [-1, -3, -5], [7, 9, 11], [-7, -2**31, 2**31 - 1]]
+    acc[0, :, :3] = [[1, 3, 5], [-1, -3, -5], [7, 9, 11], [-7, -(2**31), 2**31 - 1]]
     check_canonical(
         lambda v: relay.qnn.op.requantize(
             v,
@@ -149,7 +149,9 @@ def test_conv2d_dense_batch_matmul():
     p = rng.integers(0, 256, size=(2, 3, 8)).astype(np.uint8)
     q = rng.integers(0, 256, size=(2, 5, 8)).astype(np.uint8)
     check_canonical(
-        lambda a, b: relay.qnn.op.batch_matmul(a, b, c(128, I32), c(127, I32), 1.0, 1.0),
+        lambda a, b: relay.qnn.op.batch_matmul(
+            a, b, c(128, I32), c(127, I32), 1.0, 1.0
+        ),
         p,
         q,
     )
@@ -214,7 +216,8 @@ def test_concatenate_with_the_output_parameters_is_a_plain_concatenate():
     )
     names = [op.name for op in canonicalized(mod).module.walk()]
     assert "relay.concatenate" in names
-    assert "relay.cast" not in names and "relay.multiply" not in names
+    assert "relay.cast" not in names
+    assert "relay.multiply" not in names
 
 
 # -- the pass and the build --------------------------------------------------------------

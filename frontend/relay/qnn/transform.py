@@ -5,7 +5,7 @@ from __future__ import annotations
 from xrelay.pass_manager import Pass
 
 
-def CanonicalizeOps() -> Pass:  # noqa: N802 - TVM's name
+def CanonicalizeOps() -> Pass:
     """Rewrite the ``relay.qnn.*`` ops into integer and float relay ops
     (``QnnCanonicalize``, see :mod:`xrelay.transforms.qnn_canonicalize`)."""
     from xrelay.pass_manager import get_pass

@@ -69,7 +69,11 @@ def test_quantize_rounds_ties_to_even():
     [
         ("int8", 0, [127, -128, 127, -128, -128, 5]),
         ("uint8", 128, [255, 0, 255, 0, 0, 133]),
-        ("int32", 0, [2147483647, -2147483648, 2147483647, -2147483648, -2147483648, 5]),
+        (
+            "int32",
+            0,
+            [2147483647, -2147483648, 2147483647, -2147483648, -2147483648, 5],
+        ),
         ("int16", -5, [32767, -32768, 32767, -32768, -32768, 0]),
     ],
 )
@@ -168,7 +172,12 @@ def test_requantize_multiplier_is_a_float32_division():
     s_out = np.float32(0.00037)
     out = one(
         lambda v: relay.qnn.op.requantize(
-            v, c(s_in, F32), c(0, I32), c(s_out, F32), c(3, I32), axis=1,
+            v,
+            c(s_in, F32),
+            c(0, I32),
+            c(s_out, F32),
+            c(3, I32),
+            axis=1,
             out_dtype="int32",
         ),
         acc,
@@ -436,7 +445,8 @@ def test_avg_pool2d(include_pad: bool):
         ),
         x,
     )
-    assert out.dtype == np.uint8 and out.shape == (1, 2, 2, 2)
+    assert out.dtype == np.uint8
+    assert out.shape == (1, 2, 2, 2)
     f = np.float32
     ratio = f(f(si) / f(so))
     for ch, i, j in itertools.product(range(2), range(2), range(2)):
@@ -462,17 +472,23 @@ def test_builders_take_numbers_for_parameters():
     )
     text = str(mod)
     assert "relay.qnn.quantize" in text
-    assert "tensor<f32>" in text and "tensor<i32>" in text
+    assert "tensor<f32>" in text
+    assert "tensor<i32>" in text
     assert interpret(mod, np.array([1.25, -1.0], np.float32)).tolist() == [5, 1]
 
 
 def test_builder_errors():
     with pytest.raises(ValueError, match="compute_dtype"):
         relay.qnn.op.requantize(
-            relay.var("x", shape=(2,), dtype="int32"), 1.0, 0, 1.0, 0, compute_dtype="int64"
+            relay.var("x", shape=(2,), dtype="int32"),
+            1.0,
+            0,
+            1.0,
+            0,
+            compute_dtype="int64",
         )
+    x = relay.var("x", shape=(2,), dtype="int8")
     with pytest.raises(ValueError, match="2 inputs but 1 scales"):
-        x = relay.var("x", shape=(2,), dtype="int8")
         relay.qnn.op.concatenate([x, x], [1.0], [0, 0], 1.0, 0, axis=0)
 
 
