@@ -99,3 +99,23 @@ func.func @avg_pool2d(%x: tensor<1x2x5x5xui8>, %s: tensor<f32>, %z: tensor<i32>)
   %p = relay.qnn.avg_pool2d %x, %s, %z, %s, %z {pool_size = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad = true} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<1x2x3x3xui8>
   func.return %p : tensor<1x2x3x3xui8>
 }
+
+// -----
+
+// Single-result functions (the Relay text format reads these back as they are).
+// CHECK-LABEL: func.func @chain
+func.func @chain(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<i32>, %sc: tensor<3xf32>, %zc: tensor<3xi32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %q = relay.qnn.quantize %x, %sc, %zc {out_dtype = ui8} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi32>) -> tensor<2x3xui8>
+  %q = relay.qnn.quantize %x, %sc, %zc {out_dtype = ui8} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi32>) -> tensor<2x3xui8>
+  // CHECK-NEXT: %a = relay.qnn.add %q, %q, %sc, %zc, %s, %z, %s, %z : (tensor<2x3xui8>, tensor<2x3xui8>, tensor<3xf32>, tensor<3xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x3xui8>
+  %a = relay.qnn.add %q, %q, %sc, %zc, %s, %z, %s, %z : (tensor<2x3xui8>, tensor<2x3xui8>, tensor<3xf32>, tensor<3xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x3xui8>
+  // CHECK-NEXT: %b = relay.qnn.subtract %a, %q, %s, %z, %s, %z, %s, %z : (tensor<2x3xui8>, tensor<2x3xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x3xui8>
+  %b = relay.qnn.subtract %a, %q, %s, %z, %s, %z, %s, %z : (tensor<2x3xui8>, tensor<2x3xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x3xui8>
+  // CHECK-NEXT: %m = relay.qnn.mul %b, %a, %s, %z, %s, %z, %s, %z : (tensor<2x3xui8>, tensor<2x3xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x3xui8>
+  %m = relay.qnn.mul %b, %a, %s, %z, %s, %z, %s, %z : (tensor<2x3xui8>, tensor<2x3xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x3xui8>
+  // CHECK-NEXT: %r = relay.qnn.requantize %m, %s, %z, %s, %z {rounding = "TONEAREST"} : (tensor<2x3xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x3xi8>
+  %r = relay.qnn.requantize %m, %s, %z, %s, %z {rounding = "TONEAREST"} : (tensor<2x3xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x3xi8>
+  // CHECK-NEXT: %d = relay.qnn.dequantize %r, %s, %z : (tensor<2x3xi8>, tensor<f32>, tensor<i32>) -> tensor<2x3xf32>
+  %d = relay.qnn.dequantize %r, %s, %z : (tensor<2x3xi8>, tensor<f32>, tensor<i32>) -> tensor<2x3xf32>
+  func.return %d : tensor<2x3xf32>
+}
