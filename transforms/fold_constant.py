@@ -26,7 +26,9 @@ Values left unused by a fold (the folded op's constant operands, a projected tup
 the condition of an inlined ``if``) are erased when they are pure and have no
 regions, as the unreachable nodes of Relay's graph disappear.
 
-Relay's ``fold_qnn`` option is accepted and ignored (xrelay has no QNN ops).
+QNN ops (``relay.qnn.*``) are folded only with ``fold_qnn=True`` (Relay's option:
+by default they are left for QnnCanonicalize, which keeps the quantized constants
+visible to later passes).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import dtypes
 from xrelay.dialects.relay.base import DYN, RelayOp, Value
+from xrelay.dialects.relay.qnn import QnnOp
 from xrelay.dialects.relay.structural import (
     ConstantOp,
     IfOp,
@@ -153,8 +156,9 @@ def _elements(ty: Attribute) -> float:
 
 
 class _Folder:
-    def __init__(self, max_elements: int = 1 << 24) -> None:
+    def __init__(self, max_elements: int = 1 << 24, fold_qnn: bool = False) -> None:
         self.max_elements = max_elements
+        self.fold_qnn = fold_qnn
         self.changed = False
 
     def run_block(self, block: Block) -> None:
@@ -220,6 +224,8 @@ class _Folder:
     def fold_op(self, op: RelayOp) -> None:
         if not op.operands or op.STATEFUL or is_fill(op):
             return
+        if isinstance(op, QnnOp) and not self.fold_qnn:
+            return
         if any(_elements(r.type) > self.max_elements for r in op.results):
             return  # too big to materialise: left to run time
         args: list[Value] = []
@@ -258,13 +264,15 @@ class _Folder:
         self.changed = True
 
 
-def fold_constants(func: FuncOp, max_elements: int | None = None) -> bool:
+def fold_constants(
+    func: FuncOp, max_elements: int | None = None, fold_qnn: bool = False
+) -> bool:
     """Fold the constants of one function in place; True if anything changed.
     ``max_elements``: the largest result folded (default: the context's
-    ``relay.FoldConstant.max_elements``)."""
+    ``relay.FoldConstant.max_elements``); ``fold_qnn``: fold QNN ops too."""
     if max_elements is None:
         max_elements = int(PassContext.current().get_config(FOLD_MAX_ELEMENTS.name))
-    folder = _Folder(max_elements)
+    folder = _Folder(max_elements, fold_qnn)
     for block in func.body.blocks:
         folder.run_block(block)
     return folder.changed
@@ -275,14 +283,13 @@ class FoldConstant(FunctionPass):
     """Evaluate ops whose operands are all constants, project tuples of known
     fields, pick the branch of an ``if`` with a constant condition and fold
     ``shape_of`` on static shapes (Relay's FoldConstant: function pass, opt_level
-    2). ``fold_qnn`` is accepted for compatibility (xrelay has no QNN ops)."""
+    2). QNN ops are folded only with ``fold_qnn``."""
 
     def __init__(self, fold_qnn: bool = False) -> None:
         self.fold_qnn = fold_qnn
         super().__init__(self._run, PassInfo(2, "FoldConstant"))
 
-    @staticmethod
-    def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        if not fold_constants(func):
+    def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
+        if not fold_constants(func, fold_qnn=self.fold_qnn):
             ctx.analyses.preserve()  # nothing changed
         return func

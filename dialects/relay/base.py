@@ -343,6 +343,10 @@ class RelayOp(IRDLOperation):
     STATEFUL: ClassVar[bool] = False
     """Relay's ``TOpIsStateful``: never folded or merged by CSE."""
 
+    LOWERING_HINT: ClassVar[str] = ""
+    """What to do when the op reaches the lowering, which has no kernel for it (added
+    to the "no lowering" error: the QNN ops name the pass that rewrites them)."""
+
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
 
