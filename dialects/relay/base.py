@@ -343,6 +343,12 @@ class RelayOp(IRDLOperation):
     STATEFUL: ClassVar[bool] = False
     """Relay's ``TOpIsStateful``: never folded or merged by CSE."""
 
+    RELAYOUT: ClassVar[bool] = False
+    """The op only moves its one operand's elements into a new shape or order (a
+    layout transform, transpose, reshape): FoldConstant folds it on a constant
+    whatever its size, as long as the result is no larger than the operand (packing
+    a large weight once at build time rather than on every run)."""
+
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
 

@@ -1382,6 +1382,7 @@ class BatchFlattenOp(RelayOp):
     result = result_def(ANY_TENSOR)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    RELAYOUT: ClassVar[bool] = True
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")
