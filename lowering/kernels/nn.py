@@ -29,7 +29,11 @@ from xrelay.lowering.kernels import (
     scratch,
     with_epilogue,
 )
-from xrelay.lowering.kernels.gemm import batch_matmul_vectors, dense_pack_vectors
+from xrelay.lowering.kernels.gemm import (
+    batch_matmul_vectors,
+    dense_dot_vectors,
+    dense_pack_vectors,
+)
 from xrelay.lowering.kernels.pool import from_nchw, to_nchw
 from xrelay.lowering.kernels.reduce import F64, fold_lanes
 from xrelay.lowering.scalar_types import DType, is_float
@@ -66,6 +70,29 @@ def _dense(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
         x.dtype,
         cx.out_dtype(),
     )
+
+
+@materialize(nn.DenseOp)
+def _dense_tiled(cx: OpContext, outs: list[Buffer]) -> None:
+    dense(cx, outs[0])
+
+
+def dense(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
+    """``dense`` with its plain weight ``[N, K]`` (AlterOpLayout packs the weights
+    whose ``N`` has a block; the others stay here, e.g. a language model's 50257
+    outputs): on the dot-product vector tiles of
+    :func:`~xrelay.lowering.kernels.gemm.dense_dot_vectors` where the operands are
+    stored ``f32`` / ``f64`` buffers, else one dot product per output; ``epilogue``
+    applied as each output is stored."""
+    kb = cx.kb
+    if dense_dot_vectors(kb, cx.operand(0), cx.operand(1), out, epilogue):
+        return
+    with kb.nest(out.shape) as idx:
+        value = _dense(cx, 0, idx)
+        kb.store(value if epilogue is None else epilogue(value, idx), out, idx)
+
+
+with_epilogue(nn.DenseOp)(dense)
 
 
 @pointwise(nn.MatmulOp, cheap=False)

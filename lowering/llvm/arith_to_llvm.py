@@ -109,6 +109,15 @@ def _broadcast(op: Operation, b: Builder) -> Sequence[SSAValue]:
     return b.insert(llvm.ShuffleVectorOp(one, undef, mask, ty)).results
 
 
+def _reduce_add(op: Operation, b: Builder) -> Sequence[SSAValue]:
+    """``vector.reduction <add>`` of a float vector onto its accumulator: LLVM's
+    ordered ``vector.reduce.fadd`` (the lanes added in order)."""
+    assert isinstance(op, vector.ReductionOp)
+    if op.kind.data != vector.CombiningKindFlag.ADD or op.acc is None:
+        raise NotImplementedError(f"vector.reduction {op.kind.data} cannot be lowered")
+    return b.insert(llvm.VectorReduceFAddOp(op.acc, op.vector)).results
+
+
 def _binary(target: type[Operation]) -> Converter:
     def conv(op: Operation, b: Builder) -> Sequence[SSAValue]:
         return b.insert(fast_ops.binary(target, op.operands[0], op.operands[1])).results
@@ -268,6 +277,7 @@ def _table() -> dict[type[Operation], Converter]:
         arith.FPToSIOp: _fp_to_int("fptosi"),
         arith.FPToUIOp: _fp_to_int("fptoui"),
         vector.BroadcastOp: _broadcast,
+        vector.ReductionOp: _reduce_add,
     }
     for src, dst in _INT_BINARY.items():
         table[src] = _binary(dst)

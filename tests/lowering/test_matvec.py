@@ -1,0 +1,86 @@
+"""Matrix-vector and skinny matrix products (issue 26): ``dense`` with a plain
+weight whose ``N`` no block divides (a language model's 50257 outputs) runs the
+dot-product vector tiles, against numpy, on odd ``N`` (1, 3, 17, primes), ``K``
+with and without a whole number of vectors, one to a few rows and N-D data; the
+tile chooser stays within the host's registers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+import xrelay
+from xrelay import relay
+from xrelay.dialects.relay import nn
+from xrelay.lowering import tiling
+
+Gen = np.random.Generator
+Check = Callable[[Sequence[Any]], None]
+
+
+def _x(rng: Gen, *shape: int, dtype: str = "float32") -> Any:
+    return (rng.standard_normal(shape) * 0.5).astype(dtype)
+
+
+def test_dense_ragged_n(rng: Gen, check: Check, case: Any):
+    cases: list[Any] = []
+    # (rows, K, N): N = 1, 3, 17 and primes (a 50257-like LM head, small K); K below,
+    # at and past the lanes, with a tail after the last whole vector
+    for m, k, n in [
+        (1, 8, 1),
+        (1, 9, 3),
+        (1, 64, 17),
+        (1, 37, 251),
+        (2, 16, 1009),
+        (3, 31, 17),
+        (5, 100, 13),
+        (8, 24, 127),
+        (13, 17, 3),
+        (1, 3, 5),  # K shorter than a vector: the scalar loop nest
+    ]:
+        cases.append(case(nn.DenseOp, [_x(rng, m, k), _x(rng, n, k)], constants=[1]))
+    # N-D data (the leading dims are the rows), f64, a weight given as an input
+    cases.append(case(nn.DenseOp, [_x(rng, 2, 3, 20), _x(rng, 7, 20)], constants=[1]))
+    cases.append(case(nn.DenseOp, [_x(rng, 1, 1, 33), _x(rng, 3, 33)]))
+    cases.append(
+        case(
+            nn.DenseOp,
+            [_x(rng, 3, 21, dtype="float64"), _x(rng, 11, 21, dtype="float64")],
+            constants=[1],
+        )
+    )
+    check(cases)
+
+
+def test_lm_head_shape_with_fused_bias_and_activation():
+    # 1 x 768 @ 768 x 50257-like: the built model (dense left unpacked by
+    # AlterOpLayout, bias and tanh fused into its kernel) against numpy
+    rng = np.random.default_rng(3)
+    k, n = 96, 5023  # a prime number of outputs
+    w, b = _x(rng, n, k), _x(rng, n)
+    x_val = _x(rng, 1, k)
+    x = relay.var("x", shape=(1, k), dtype="float32")
+    y = relay.tanh(relay.nn.bias_add(relay.nn.dense(x, relay.const(w)), relay.const(b)))
+    lib = xrelay.build(relay.IRModule.from_expr(relay.Function([x], y)), cache=False)
+    np.testing.assert_allclose(
+        lib(x_val), np.tanh(x_val @ w.T + b), rtol=1e-5, atol=1e-5
+    )
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 4, 8, 128])
+@pytest.mark.parametrize("units", [1, 3, 17, 50257])
+def test_dot_tile_fits_the_registers(
+    rows: int, units: int, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.delenv("XRELAY_TILE_ROWS", raising=False)
+    mr, nu = tiling.dot_tile(rows, units)
+    regs = tiling.host_vector_unit().registers
+    assert 1 <= mr <= rows
+    assert 1 <= nu <= min(units, tiling.DOT_MAX_UNITS)
+    assert mr * nu + mr + 1 <= regs
+    assert mr * nu <= tiling.MAX_GEMM_SUMS
+    monkeypatch.setenv("XRELAY_TILE_ROWS", "1")
+    assert tiling.dot_tile(rows, units)[0] == 1
