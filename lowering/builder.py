@@ -724,8 +724,8 @@ class KernelBuilder:
         return self.result(vector.BroadcastOp(value, VectorType(value.type, [lanes])))
 
     def vsum(self, value: SSAValue, acc: SSAValue) -> SSAValue:
-        """``acc`` plus the lanes of the float vector ``value``, added in lane order
-        (``vector.reduction <add>``)."""
+        """``acc`` plus the sum of the lanes of the float vector ``value``
+        (``vector.reduction <add>``; the lowering adds the lanes pairwise)."""
         ty = value.type
         assert isinstance(ty, VectorType)
         elem = cast(VectorType[Any], ty).element_type

@@ -197,6 +197,13 @@ def gemm_tile(rows: int, vectors: int) -> tuple[int, int]:
     return best_tile
 
 
+DOT_MAX_ROWS = 8
+"""A product of at most this many rows (a matrix-vector product, a query row
+against a KV cache) whose right operand comes transposed (``[N, K]``) reads it
+along ``K`` with dot-product tiles (:func:`dot_tile`) rather than copying it into
+``[K, N]`` first: the copy would move the operand three times for the one read
+the product needs."""
+
 DOT_MAX_UNITS = 8
 """Upper bound of the outputs per row of a dot-product register tile
 (:func:`dot_tile`)."""

@@ -23,6 +23,7 @@ from xrelay.lowering.builder import Buffer, Index, KernelBuilder
 from xrelay.lowering.kernels import Epilogue, Source
 from xrelay.lowering.scalar_types import DType
 from xrelay.lowering.tiling import (
+    DOT_MAX_ROWS,
     conv_row_group,
     dot_tile,
     gemm_tile,
@@ -402,7 +403,7 @@ def dot_tiles(
 
         zero = kb.vsplat(kb.zero(dt), width)
         acc = kb.fold_loop(0, main, [zero] * (mr * nu), step, step=width)
-        sums = [kb.vsum(v, kb.zero(dt)) for v in acc]
+        sums = [kb.vsum(v, kb.const(-0.0, dt)) for v in acc]  # -0.0: x + -0.0 == x
 
         def rest(k: Index, carried: list[SSAValue]) -> list[SSAValue]:
             xs = [kb.load(x_flat, [kb.iadd(b, k)]) for b in xs0]
@@ -455,4 +456,43 @@ def dense_dot_vectors(
         (x_buf, lambda _, m: kb.imul(m, k_n)),
         (w_buf, lambda _, n: kb.imul(n, k_n)),
         store,
+    )
+
+
+def batch_matmul_dot(
+    kb: KernelBuilder, x: Source, y: Source, out: Buffer, transpose_a: bool
+) -> bool:
+    """A skinny float ``batch_matmul`` with its right operand given transposed
+    (``x [B, M, K]``, ``y [B, N, K]``, ``M`` at most
+    :data:`~xrelay.lowering.tiling.DOT_MAX_ROWS`: one query row against the keys
+    of a KV cache) on the dot-product tiles of :func:`dot_tiles`, ``y`` read once
+    along its rows (no copy into ``[B, K, N]``); the threads share out the batch
+    entries and the column tiles. ``False`` (nothing emitted) unless ``x`` and
+    ``y`` are stored buffers of the output's ``f32`` / ``f64`` dtype and ``M`` is
+    small."""
+    x_buf, y_buf = x.buffer, y.buffer
+    dt = out.dtype
+    b_n, m_n, n_n = out.shape
+    if transpose_a or m_n > DOT_MAX_ROWS or x_buf is None or y_buf is None:
+        return False
+    if x_buf.dtype != dt:
+        return False
+    k_n = x.shape[2]
+    x_step = 0 if x.shape[0] == 1 else m_n * k_n
+    y_step = 0 if y.shape[0] == 1 else n_n * k_n
+    out_flat = kb.flat(out)
+
+    def store(o: list[Index], m: Index, n: Index, value: SSAValue) -> None:
+        row = kb.iadd(kb.imul(o[0], m_n), m)
+        kb.store(value, out_flat, [kb.iadd(kb.imul(row, n_n), n)])
+
+    return dot_tiles(
+        kb,
+        m_n,
+        n_n,
+        k_n,
+        (x_buf, lambda o, m: kb.iadd(kb.imul(o[0], x_step), kb.imul(m, k_n))),
+        (y_buf, lambda o, n: kb.iadd(kb.imul(o[0], y_step), kb.imul(n, k_n))),
+        store,
+        outer=[b_n],
     )

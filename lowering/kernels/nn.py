@@ -30,6 +30,7 @@ from xrelay.lowering.kernels import (
     with_epilogue,
 )
 from xrelay.lowering.kernels.gemm import (
+    batch_matmul_dot,
     batch_matmul_vectors,
     dense_dot_vectors,
     dense_pack_vectors,
@@ -418,7 +419,8 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
     (``V`` = :func:`~xrelay.lowering.tiling.tile_rows`) carried through the ``k``
     loop: each step broadcasts ``x[b, m, k]`` and loads ``y[b, k, n0:n0+V*L]``
     (contiguous; a transposed ``y`` is first copied into the kernel's scratch as
-    ``[B, K, N]``). Every output sums over ``k`` in order, as the reference loop does.
+    ``[B, K, N]``, unless the product has a few rows: then
+    :func:`~xrelay.lowering.kernels.gemm.batch_matmul_dot` reads it along ``K``). Every output sums over ``k`` in order, as the reference loop does.
     Integer products keep the one-dot-per-output loop nest."""
     op = cx.op
     assert isinstance(op, nn.BatchMatmulOp)
@@ -431,6 +433,8 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
             kb.store(_batch_matmul(cx, 0, idx), out, idx)
         return
     ta, tb = get_bool(op.transpose_a), get_bool(op.transpose_b)
+    if tb and batch_matmul_dot(kb, x, y, out, ta):
+        return
     if batch_matmul_vectors(kb, x, y, out, ta, cx.scratch[0] if tb else None):
         return
     b_n, m_n, n_n = out.shape

@@ -84,3 +84,22 @@ def test_dot_tile_fits_the_registers(
     assert mr * nu <= tiling.MAX_GEMM_SUMS
     monkeypatch.setenv("XRELAY_TILE_ROWS", "1")
     assert tiling.dot_tile(rows, units)[0] == 1
+
+
+def test_batch_matmul_few_rows_transposed(rng: Gen, check: Check, case: Any):
+    # a query row against the keys of a KV cache (y given as [B, N, K]): y read
+    # along K without a copy; M up to DOT_MAX_ROWS, then the tiles along N
+    cases: list[Any] = []
+    for bx, by, m, k, n in [
+        (12, 12, 1, 64, 127),
+        (3, 3, 1, 67, 17),
+        (2, 1, 2, 16, 3),  # y broadcast over the batch
+        (1, 4, 3, 9, 5),  # x broadcast
+        (2, 2, tiling.DOT_MAX_ROWS, 24, 11),
+        (2, 2, tiling.DOT_MAX_ROWS + 1, 24, 11),  # the copy into [B, K, N]
+        (2, 2, 1, 5, 7),  # K shorter than a vector
+    ]:
+        x, y = _x(rng, bx, m, k), _x(rng, by, n, k)
+        cases.append(case(nn.BatchMatmulOp, [x, y]))
+        cases.append(case(nn.BatchMatmulOp, [x, y], constants=[1]))
+    check(cases)

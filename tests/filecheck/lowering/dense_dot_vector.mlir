@@ -25,11 +25,15 @@ func.func @main(%x: tensor<2x19xf32>, %w: tensor<7x19xf32>) -> tensor<2x7xf32> {
 // CHECK:         memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<14xf32>
 // CHECK-NOT:     vector.store
 
+// Lowered: the lanes added pairwise by halves (shuffles and vector adds down to
+// one lane), that lane onto the accumulator.
 // LLVM:        llvm.func @k0_nn_dense
 // LLVM:          llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<{{[0-9]+}}xf32>
-// LLVM:          llvm.intr.vector.reduce.fadd
+// LLVM:          llvm.shufflevector
+// LLVM:          llvm.fadd %{{.*}}, %{{.*}} : vector<{{[0-9]+}}xf32>
+// LLVM:          "llvm.intr.vector.reduce.fadd"(%{{.*}}, %{{.*}}) {{.*}} : (f32, vector<1xf32>) -> f32
 
-// IR:          call float @"llvm.vector.reduce.fadd.v{{[0-9]+}}f32"(float
+// IR:          call float @"llvm.vector.reduce.fadd.v1f32"(float
 
 // -----
 
@@ -45,3 +49,22 @@ func.func @main(%x: tensor<2x19xi32>, %w: tensor<7x19xi32>) -> tensor<2x7xi32> {
 // CHECK-NOT:     vector
 // LLVM:        llvm.func @k0_nn_dense
 // LLVM-NOT:      llvm.intr.vector.reduce
+
+// -----
+
+// One query row against 5 keys (y given as [B, N, K]): y is read along K by the
+// dot-product tiles; it is not copied into [B, K, N] (no scalar copy loop before
+// the vector loads).
+func.func @main(%q: tensor<2x1x16xf32>, %k: tensor<2x5x16xf32>) -> tensor<2x1x5xf32> {
+  %0 = relay.nn.batch_matmul %q, %k : (tensor<2x1x16xf32>, tensor<2x5x16xf32>) -> tensor<2x1x5xf32>
+  func.return %0 : tensor<2x1x5xf32>
+}
+
+// CHECK:       func.func @k0_nn_batch_matmul
+// CHECK-NOT:     memref.store
+// CHECK:         vector.load %{{.*}}[%{{.*}}] : memref<32xf32>, vector<[[L2:[0-9]+]]xf32>
+// CHECK:         vector.load %{{.*}}[%{{.*}}] : memref<160xf32>, vector<[[L2]]xf32>
+// CHECK:         vector.reduction <add>
+// CHECK:         memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<10xf32>
+// LLVM:        llvm.func @k0_nn_batch_matmul
+// LLVM:          "llvm.intr.vector.reduce.fadd"
