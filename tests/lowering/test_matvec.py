@@ -6,6 +6,7 @@ tile chooser stays within the host's registers."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -56,8 +57,9 @@ def test_dense_ragged_n(rng: Gen, check: Check, case: Any):
 
 
 def test_lm_head_shape_with_fused_bias_and_activation():
-    # 1 x 768 @ 768 x 50257-like: the built model (dense left unpacked by
-    # AlterOpLayout, bias and tanh fused into its kernel) against numpy
+    # 1 x 768 @ 768 x 50257-like: the built model against numpy. AlterOpLayout
+    # splits the dense: the leading 5008 units packed, the last 15 a plain dense
+    # (dot-product tiles), both written in place into their concatenation
     rng = np.random.default_rng(3)
     k, n = 96, 5023  # a prime number of outputs
     w, b = _x(rng, n, k), _x(rng, n)
@@ -65,6 +67,12 @@ def test_lm_head_shape_with_fused_bias_and_activation():
     x = relay.var("x", shape=(1, k), dtype="float32")
     y = relay.tanh(relay.nn.bias_add(relay.nn.dense(x, relay.const(w)), relay.const(b)))
     lib = xrelay.build(relay.IRModule.from_expr(relay.Function([x], y)), cache=False)
+    kernels = re.findall(
+        r'define (?:internal|hidden) void @"(k\d+_\w+)"\(', lib.llvm_ir
+    )
+    assert "k0_fused_nn_contrib_dense_pack" in kernels
+    assert "k1_fused_nn_dense" in kernels
+    assert not [k for k in kernels if "concatenate" in k or "layout_transform" in k]
     np.testing.assert_allclose(
         lib(x_val), np.tanh(x_val @ w.T + b), rtol=1e-5, atol=1e-5
     )
