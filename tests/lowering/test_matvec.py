@@ -111,3 +111,24 @@ def test_batch_matmul_few_rows_transposed(rng: Gen, check: Check, case: Any):
         cases.append(case(nn.BatchMatmulOp, [x, y]))
         cases.append(case(nn.BatchMatmulOp, [x, y], constants=[1]))
     check(cases)
+
+
+@pytest.mark.parametrize("lead", [(1,), (2, 3)])
+def test_plain_dense_with_a_fused_epilogue(lead: tuple[int, ...]):
+    # 13 units (no block, fewer than one: not split): the dot-product tiles apply
+    # the fused bias add and relu as each output is stored
+    rng = np.random.default_rng(4)
+    k, n = 40, 13
+    w, b = _x(rng, n, k), _x(rng, n)
+    x_val = _x(rng, *lead, k)
+    x = relay.var("x", shape=(*lead, k), dtype="float32")
+    y = relay.nn.relu(relay.add(relay.nn.dense(x, relay.const(w)), relay.const(b)))
+    lib = xrelay.build(relay.IRModule.from_expr(relay.Function([x], y)), cache=False)
+    kernels = re.findall(
+        r'define (?:internal|hidden) void @"(k\d+_\w+)"\(', lib.llvm_ir
+    )
+    assert kernels == ["k0_fused_nn_dense_add_nn_relu"]
+    assert "vector.reduce.fadd" in lib.llvm_ir
+    np.testing.assert_allclose(
+        lib(x_val), np.maximum(x_val @ w.T + b, 0), rtol=1e-5, atol=1e-5
+    )
