@@ -119,13 +119,24 @@ def choose_dense_packing(units: int, in_features: int) -> int | None:
     return n if n > 1 else None
 
 
-def choose_dense_split(units: int) -> int | None:
+SPLIT_MIN_WEIGHT_BYTES = 1 << 20
+"""The smallest dense weight :func:`choose_dense_split` splits: a smaller one sits
+in the caches, where the plain dense's dot-product tiles run near the packed
+kernel, and the split's extra kernels (and the epilogue it can no longer fuse)
+would cost more than the packing saves."""
+
+
+def choose_dense_split(units: int, in_features: int, itemsize: int) -> int | None:
     """For a dense whose ``units`` no block divides (GPT-2's 50257 outputs): how
-    many leading units to pack (the most that blocks of
-    ``BLOCK_CANDIDATES[0]`` hold), the rest (fewer than a block) computed apart
-    with the plain weight; ``None`` when there are fewer units than a block, or a
-    block divides them (:func:`choose_dense_packing` packs them all)."""
+    many leading units to pack (the most that blocks of ``BLOCK_CANDIDATES[0]``
+    hold), the rest (fewer than a block) computed apart with the plain weight;
+    ``None`` when a block divides them (:func:`choose_dense_packing` packs them
+    all), there are fewer units than a block, or the weight (``units`` x
+    ``in_features`` values of ``itemsize`` bytes) is smaller than
+    :data:`SPLIT_MIN_WEIGHT_BYTES`."""
     n = BLOCK_CANDIDATES[0]
     if units < n or block_size(units) > 1:
+        return None
+    if units * in_features * itemsize < SPLIT_MIN_WEIGHT_BYTES:
         return None
     return units // n * n

@@ -1055,10 +1055,10 @@ class DenseOp(RelayOp):
             or len(shapes[1]) != 2
         ):
             return None
-        split = choose_dense_split(shapes[1][0])
+        array = weight.numpy()
+        split = choose_dense_split(*shapes[1], array.dtype.itemsize)
         if split is None:
             return None
-        array = weight.numpy()
         ops: list[Operation] = []
         parts: list[SSAValue] = []
         for lo, hi in ((0, split), (split, shapes[1][0])):
