@@ -723,6 +723,20 @@ class KernelBuilder:
         """A vector of ``lanes`` copies of the scalar ``value``."""
         return self.result(vector.BroadcastOp(value, VectorType(value.type, [lanes])))
 
+    def vsum(self, value: SSAValue, acc: SSAValue) -> SSAValue:
+        """``acc`` plus the sum of the lanes of the float vector ``value``
+        (``vector.reduction <add>``; the lowering adds the lanes pairwise)."""
+        ty = value.type
+        assert isinstance(ty, VectorType)
+        elem = cast(VectorType[Any], ty).element_type
+        assert acc.type == elem, (acc.type, elem)
+        op = vector.ReductionOp.create(
+            operands=[value, acc],
+            result_types=[elem],
+            properties={"kind": vector.CombiningKindAttr(vector.CombiningKindFlag.ADD)},
+        )
+        return self.result(op)
+
     # -- scalar arithmetic ---------------------------------------------------------------
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:

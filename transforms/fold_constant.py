@@ -20,7 +20,10 @@ The rules (Relay's ``fold_constant.cc`` on SSA):
   op's ``dtype``);
 * an op with a result of more than ``relay.FoldConstant.max_elements`` elements
   (PassContext config, 2**24 by default) is left alone (xrelay's bound: folding a
-  broadcast to 1e11 x 1e11 would never end).
+  broadcast to 1e11 x 1e11 would never end), unless the op is a pure re-layout
+  (``RELAYOUT``: a layout transform, transpose, reshape...) whose result is no
+  larger than its operand: its cost is bounded by the constant already there, and
+  a large weight's packing is then done once at build time, not on every run.
 
 Values left unused by a fold (the folded op's constant operands, a projected tuple,
 the condition of an inlined ``if``) are erased when they are pure and have no
@@ -226,7 +229,7 @@ class _Folder:
             return
         if isinstance(op, QnnOp) and not self.fold_qnn:
             return
-        if any(_elements(r.type) > self.max_elements for r in op.results):
+        if self.too_big(op):
             return  # too big to materialise: left to run time
         args: list[Value] = []
         for operand in op.operands:
@@ -253,6 +256,14 @@ class _Folder:
                 f"types ({', '.join(str(t) for t in op.result_types)}): {e}"
             ) from e
         self.replace(op, new)
+
+    def too_big(self, op: RelayOp) -> bool:
+        """Whether a result of ``op`` exceeds the bound on folded elements (a
+        re-layout no larger than its operand never does)."""
+        size = max((_elements(r.type) for r in op.results), default=0)
+        if size <= self.max_elements:
+            return False
+        return not (op.RELAYOUT and size <= sum(_elements(v.type) for v in op.operands))
 
     def replace(self, op: Operation, values: Sequence[SSAValue]) -> None:
         operands = list(op.operands)

@@ -347,6 +347,12 @@ class RelayOp(IRDLOperation):
     """What to do when the op reaches the lowering, which has no kernel for it (added
     to the "no lowering" error: the QNN ops name the pass that rewrites them)."""
 
+    RELAYOUT: ClassVar[bool] = False
+    """The op only moves its one operand's elements into a new shape or order (a
+    layout transform, transpose, reshape): FoldConstant folds it on a constant
+    whatever its size, as long as the result is no larger than the operand (packing
+    a large weight once at build time rather than on every run)."""
+
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
 
