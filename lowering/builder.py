@@ -921,7 +921,9 @@ class KernelBuilder:
         return self.result(self._MATH[name](*args))
 
     def cast(self, value: SSAValue, src: DType, dst: DType) -> SSAValue:
-        """numpy's ``astype`` from ``src`` to ``dst``: floats to integers truncate,
+        """numpy's ``astype`` from ``src`` to ``dst``: floats to integers truncate and
+        saturate (NaN is 0, out of range the type's minimum or maximum:
+        ``fptosi.sat``, as :func:`xrelay.dialects.relay.dtypes.float_to_int`),
         anything to ``bool`` is ``!= 0``, ``bool`` is 0 or 1."""
         if src == dst:
             return value

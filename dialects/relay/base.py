@@ -601,9 +601,5 @@ def _cast_value(value: Value, ty: Attribute) -> Value:
     if isinstance(ty, TensorType | UnrankedTensorType):
         npd = dtypes.numpy_dtype(ty.element_type)
         arr = np.asarray(value)
-        if arr.dtype != npd:
-            arr = (
-                dtypes.to_bfloat16(arr) if dtypes.is_bfloat16(npd) else arr.astype(npd)
-            )
-        return arr
+        return dtypes.astype(arr, npd)
     return value

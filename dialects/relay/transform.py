@@ -63,7 +63,7 @@ from xrelay.dialects.relay.base import (
     str_prop,
     tensor,
 )
-from xrelay.dialects.relay.dtypes import is_int, numpy_dtype
+from xrelay.dialects.relay.dtypes import astype, is_int, numpy_dtype
 from xrelay.dialects.relay.layout import Layout, transform_array
 from xrelay.dialects.relay.layout_rules import (
     InferredLayouts,
@@ -1420,8 +1420,8 @@ class OneHotOp(RelayOp):
     def compute(self, *args: Any) -> Any:
         idx: Array = args[0]
         npd = numpy_dtype(self.dtype)
-        on = np.asarray(args[1]).astype(npd)
-        off = np.asarray(args[2]).astype(npd)
+        on = astype(args[1], npd)
+        off = astype(args[2], npd)
         axis = self._axis(idx.ndim)
         positions = _axis_index(get_int(self.depth), axis, idx.ndim + 1)
         hit = np.expand_dims(idx, axis) == positions

@@ -237,8 +237,8 @@ class Op:
     def get(name: str) -> Op:
         name = name.removeprefix("relay.")
         op = Op._registry.get(name)
-        if op is None:
-            op = Op._registry[name] = Op(name)
+        if op is None:  # setdefault: two threads asking at once get the same Op
+            op = Op._registry.setdefault(name, Op(name))
         return op
 
     def __repr__(self) -> str:
