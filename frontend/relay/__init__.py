@@ -16,9 +16,9 @@ Expressions form a lazy DAG; the IR is made when a Function is put in an
 from __future__ import annotations
 
 from xrelay.frontend.relay import analysis as analysis
-from xrelay.frontend.relay import frontend as frontend
 from xrelay.frontend.relay import dataflow_pattern as dataflow_pattern
 from xrelay.frontend.relay import expr_functor as expr_functor
+from xrelay.frontend.relay import frontend as frontend
 from xrelay.frontend.relay import op as op
 from xrelay.frontend.relay import qnn as qnn
 from xrelay.frontend.relay import transform as transform

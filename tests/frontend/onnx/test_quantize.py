@@ -202,7 +202,9 @@ def test_matmul_integer(rng: Gen, da: Any, db: Any) -> None:
     inputs = {"a": a, "b": b, "az": _ints(rng, da), "bz": _ints(rng, db, 7)}
     # onnxruntime's AVX2 u8 x s8 kernel (vpmaddubsw) saturates pairs of products to
     # int16: with full-range weights it is not the exact sum the spec defines
-    differs = "u8 x s8 pairs saturated to int16 on AVX2" if (da, db) == (U8, I8) else None
+    differs = (
+        "u8 x s8 pairs saturated to int16 on AVX2" if (da, db) == (U8, I8) else None
+    )
     node = helper.make_node("MatMulInteger", list(inputs), ["y"])
     check(node, inputs, opset=10, ort_differs=differs)
     node = helper.make_node("MatMulInteger", ["a", "b"], ["y"])
