@@ -100,10 +100,13 @@ def target_machine(pic: bool = False) -> Any:
 def optimize_ir(llvm_ir: str, tm: Any) -> Any:
     """Parse LLVM IR, verify it and run the O3 pipeline; the llvmlite module.
 
-    The module gets an LLVM context of its own, freed with it: in the global context
-    every compile left types, constants and metadata behind for good, and two threads
-    compiling at once would share it (LLVM contexts are not thread-safe). The pass
-    pipeline is freed after the run (:func:`_dispose_pass_manager`)."""
+    The module gets an LLVM context of its own: in the global context every compile
+    left types, constants and metadata behind for good, and two threads compiling at
+    once would share it (LLVM contexts are not thread-safe). The caller frees both
+    with :func:`release_module` once done (never left to the garbage collector, which
+    may free the context before the module when both sit in a reference cycle: a
+    use after free). The pass pipeline is freed after the run
+    (:func:`_dispose_pass_manager`)."""
     _init()
     with stage("llvmlite parse"):
         mod = llvm.parse_assembly(llvm_ir, llvm.create_context())
@@ -127,6 +130,14 @@ def optimize_ir(llvm_ir: str, tm: Any) -> Any:
         pb.close()
         pto.close()
     return mod
+
+
+def release_module(mod: Any) -> None:
+    """Free a module of :func:`optimize_ir`, then its own context (in that order)."""
+    context = getattr(mod, "_context", None)
+    mod.close()
+    if context is not None and context is not llvm.get_global_context():
+        context.close()
 
 
 def _dispose_pass_manager(pm: Any) -> None:
@@ -180,11 +191,9 @@ class JITModule:
         the compile cache, or compiled by the build already), only load that."""
         tm = target_machine(pic=True)
         self.llvm_ir = llvm_ir
-        self.modules: list[Any] | None = None
+        self._optimized: str | None = None
         if object_code is None:
-            self.modules = [optimize_ir(part, tm) for part in split_parts(llvm_ir)]
-            with stage("llvmlite codegen"):
-                objects = [bytes(tm.emit_object(m)) for m in self.modules]
+            objects = [_compile(part, tm) for part in split_parts(llvm_ir)]
         elif isinstance(object_code, bytes):
             objects = [object_code]
         else:
@@ -192,8 +201,9 @@ class JITModule:
         self.objects: list[bytes] = objects
         """The object code, one object per part of the IR."""
         with stage("llvmlite codegen"):
-            empty = llvm.parse_assembly("", llvm.create_context())
-            self.engine = llvm.create_mcjit_compiler(empty, tm)
+            # the engine owns this module: in the global context, which is never
+            # freed (a context of its own could be freed before the engine)
+            self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
             for obj in self.objects:
                 self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             self.engine.finalize_object()
@@ -217,19 +227,34 @@ class JITModule:
         return int(addr)
 
     def optimized_ir(self) -> str:
-        if self.modules is None:  # loaded from object code: optimise again to show it
+        """The LLVM IR after LLVM's optimisations (optimised again on first use)."""
+        if self._optimized is None:
             tm = target_machine(pic=True)
-            self.modules = [optimize_ir(p, tm) for p in split_parts(self.llvm_ir)]
-        return join_parts([str(m) for m in self.modules])
+            texts: list[str] = []
+            for part in split_parts(self.llvm_ir):
+                mod = optimize_ir(part, tm)
+                try:
+                    texts.append(str(mod))
+                finally:
+                    release_module(mod)
+            self._optimized = join_parts(texts)
+        return self._optimized
 
 
 def object_code(llvm_ir: str) -> bytes:
     """Position-independent object code of LLVM IR in one part (for a shared
     library, or a part of a model compiled in parts)."""
-    tm = target_machine(pic=True)
+    return _compile(llvm_ir, target_machine(pic=True))
+
+
+def _compile(llvm_ir: str, tm: Any) -> bytes:
+    """Optimise and compile one part; the module and its context are freed."""
     mod = optimize_ir(llvm_ir, tm)
-    with stage("llvmlite codegen"):
-        return bytes(tm.emit_object(mod))
+    try:
+        with stage("llvmlite codegen"):
+            return bytes(tm.emit_object(mod))
+    finally:
+        release_module(mod)
 
 
 def object_codes(llvm_ir: str) -> list[bytes]:
