@@ -438,7 +438,9 @@ def test_user_errors(
 ) -> None:
     monkeypatch.chdir(model.parent)
     code, _, err = run_main([str(model), *INTERP, *args])
-    assert code == 1
+    # a bad command line exits with 2, bad input with 1
+    usage = args == ["--input", "x"] or args[0] in ("-p", "--pass-config", "--example")
+    assert code == (2 if usage else 1), err
     assert err.startswith(expected.format(model=model)), err
     assert err.count("\n") == 1
 
