@@ -43,9 +43,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
-    ConstraintContext,
     IRDLOperation,
     ParsePropInAttrDict,
+    VerificationContext,
     opt_prop_def,
     prop_def,
     traits_def,
@@ -517,7 +517,7 @@ class RelayOp(IRDLOperation):
             constr = definition.properties[key].constr
             try:  # a value of the wrong kind (axes="abc") or size fails here
                 props[key] = _attribute_for(constr, value)
-                constr.verify(props[key], ConstraintContext())
+                constr.verify(props[key], VerificationContext())
             except (VerifyException, OverflowError) as e:
                 raise TypeRelationError(
                     f"{cls.name}: attribute {key}: {str(e).splitlines()[0]}"

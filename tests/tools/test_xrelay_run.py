@@ -167,7 +167,9 @@ def test_threads_flag(model: Path) -> None:
     with redirect_stderr(err), pytest.raises(SystemExit) as exit_info:
         main([str(model), "--threads", "0"])
     assert exit_info.value.code == 2
-    assert "argument --threads: must be >= 1, got 0" in err.getvalue()
+    assert (
+        "argument --threads: must be an integer from 1 to 256, got 0" in err.getvalue()
+    )
 
 
 def test_pass_context_flags_and_time_passes(model: Path) -> None:
