@@ -59,6 +59,7 @@ from xrelay.lowering.emit import to_llvm_ir
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.graph import HOST_ATTR
 from xrelay.lowering.stages import StageTimes, current_times, stage
+from xrelay.settings import positive_int
 
 ENV = "XRELAY_COMPILE_JOBS"
 MAX_JOBS = 8
@@ -83,16 +84,9 @@ EfficientNet-B0)."""
 def requested_jobs() -> int:
     """The processes a large build may use: ``$XRELAY_COMPILE_JOBS``, else the CPUs
     this process may run on; at most :data:`MAX_JOBS`. A bad value is a
-    ``ValueError``."""
-    env = os.environ.get(ENV, "").strip()
-    if env:
-        try:
-            jobs = int(env)
-        except ValueError:
-            jobs = 0
-        if jobs < 1:
-            raise ValueError(f"{ENV} must be a positive integer, got {env!r}")
-    else:
+    :class:`~xrelay.settings.SettingError` (a ``ValueError``)."""
+    jobs = positive_int(ENV)
+    if jobs is None:
         try:
             jobs = len(os.sched_getaffinity(0))
         except (AttributeError, OSError):  # not Linux

@@ -17,8 +17,9 @@ kernels). The value is read when a model is lowered.
 from __future__ import annotations
 
 import functools
-import os
 from dataclasses import dataclass
+
+from xrelay.settings import positive_int
 
 
 @dataclass(frozen=True)
@@ -53,20 +54,15 @@ convolutions: :func:`row_tile`). Every tile is unrolled in the IR, which adds to
 traced Python heap of building ResNet-18 (``test_resnet18_memory``)."""
 
 
-def _override() -> int | None:
-    """``XRELAY_TILE_ROWS`` as a positive integer (``None`` when unset)."""
-    env = os.environ.get("XRELAY_TILE_ROWS", "").strip()
-    if not env:
-        return None
-    try:
-        value = int(env)
-    except ValueError:
-        raise ValueError(
-            f"XRELAY_TILE_ROWS must be a positive integer, got {env!r}"
-        ) from None
-    if value < 1:
-        raise ValueError(f"XRELAY_TILE_ROWS must be a positive integer, got {env!r}")
-    return value
+MAX_TILE_ROWS_OVERRIDE = 64
+"""The largest ``XRELAY_TILE_ROWS`` (every tile is unrolled in the IR: a huge value
+would make a kernel of that many copies; 64 already exceeds any register file)."""
+
+
+def tile_rows_override() -> int | None:
+    """``XRELAY_TILE_ROWS`` as an integer from 1 to :data:`MAX_TILE_ROWS_OVERRIDE`
+    (``None`` when unset; a bad value is a :class:`~xrelay.settings.SettingError`)."""
+    return positive_int("XRELAY_TILE_ROWS", MAX_TILE_ROWS_OVERRIDE)
 
 
 def tile_rows(block: int, itemsize: int) -> int:
@@ -75,7 +71,7 @@ def tile_rows(block: int, itemsize: int) -> int:
     most half of the vector registers (the rest holds the operands).
 
     ``XRELAY_TILE_ROWS`` overrides it (see the module docstring)."""
-    value = _override()
+    value = tile_rows_override()
     if value is not None:
         return value
     unit = host_vector_unit()
@@ -101,7 +97,7 @@ def row_tile(width: int, blocks: int, block: int, itemsize: int) -> int:
     those: more independent sums).
 
     ``XRELAY_TILE_ROWS`` overrides it (see the module docstring)."""
-    value = _override()
+    value = tile_rows_override()
     if value is not None:
         return max(1, min(value, width))
     unit = host_vector_unit()
@@ -183,7 +179,7 @@ def gemm_tile(rows: int, vectors: int) -> tuple[int, int]:
 
     ``XRELAY_TILE_ROWS`` caps ``mr`` (see the module docstring)."""
     unit = host_vector_unit()
-    cap_rows = _override()
+    cap_rows = tile_rows_override()
     best: tuple[int, int, int, int] | None = None
     best_tile = (1, 1)
     for nv in range(1, max(1, vectors) + 1):

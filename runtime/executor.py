@@ -16,6 +16,7 @@ the call, :mod:`xrelay.lowering.llvm.thread_pool`).
 from __future__ import annotations
 
 import ctypes
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,10 +43,16 @@ class ExecutorError(ValueError):
 
 
 def aligned_empty(shape: Sequence[int], dtype: np.dtype[Any] | str) -> Array:
-    """An uninitialised C-contiguous array whose data is 64-byte aligned."""
+    """An uninitialised C-contiguous array whose data is 64-byte aligned; a
+    ``MemoryError`` when no array can be that large (the size is counted exactly: an
+    int64 product would wrap around and give a buffer smaller than the tensor)."""
     dt = np.dtype(dtype)
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(int(d) for d in shape)
     nbytes = max(count * dt.itemsize, 1)
+    if nbytes + ALIGNMENT >= 1 << 63:
+        raise MemoryError(
+            f"a {dt} tensor of shape {list(shape)} ({nbytes} bytes) cannot be allocated"
+        )
     raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
     start = (-raw.ctypes.data) % ALIGNMENT
     return raw[start : start + count * dt.itemsize].view(dt).reshape(shape)

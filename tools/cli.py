@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import math
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn
@@ -24,7 +25,7 @@ from xrelay.pass_manager import (
     PassInstrument,
 )
 from xrelay.pass_manager.passes import ModuleKind, apply_in_place
-from xrelay.tools.diagnostics import UserError, warn
+from xrelay.tools.diagnostics import UsageError, UserError, warn
 
 GATING_HELP = """\
 gating: --opt-level, --required-pass and --disabled-pass decide which children of a
@@ -106,6 +107,56 @@ def _opt_level(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse type: a finite number >= 0 (a tolerance, a delay)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
+MAX_DELAY = 1e6
+"""The longest delay a flag may ask for, in seconds (11 days; a timer cannot wait
+for ``1e300`` seconds)."""
+
+
+def delay_seconds(text: str) -> float:
+    """An argparse type: a delay in seconds, 0 to :data:`MAX_DELAY`."""
+    value = non_negative_float(text)
+    if value > MAX_DELAY:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_DELAY:g}, got {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def thread_count(text: str) -> int:
+    """An argparse type: a thread count, 1 to ``MAX_THREADS``."""
+    from xrelay.runtime.threads import MAX_THREADS
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
+    if not 1 <= value <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer from 1 to {MAX_THREADS}, got {value}"
+        )
     return value
 
 
@@ -206,11 +257,11 @@ def parse_pass_configs(items: Sequence[str]) -> dict[str, Any]:
         key, sep, text = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise UserError(f"--pass-config {item}: expected KEY=VALUE")
+            raise UsageError(f"--pass-config {item}: expected KEY=VALUE")
         try:
             config[key] = lookup_config(key).parse(text.strip())
         except PassConfigError as e:
-            raise UserError(f"--pass-config {item}: {e}") from e
+            raise UsageError(f"--pass-config {item}: {e}") from e
     return config
 
 
@@ -291,7 +342,7 @@ def build_pipeline(
     available: Mapping[str, Callable[[], type[XDSLModulePass]]], spec: str
 ) -> tuple[XDSLModulePass, ...]:
     """The passes of an ``xdsl-opt``-style pipeline spec (``a,b{opt=1}``); unknown
-    passes and bad options are one-line :class:`UserError`s."""
+    passes and bad options are one-line :class:`UsageError`s (a bad ``-p``)."""
     specs = list(parse_pipeline(spec))
     passes: list[XDSLModulePass] = []
     for pass_spec in specs:
@@ -299,13 +350,13 @@ def build_pipeline(
         if factory is None:
             close = difflib.get_close_matches(pass_spec.name, list(available), n=3)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
-            raise UserError(
+            raise UsageError(
                 f"unknown pass '{pass_spec.name}'{hint}; --list-passes lists them"
             )
         try:
             passes.append(factory().from_pass_spec(pass_spec))
         except (ValueError, TypeError) as e:
-            raise UserError(f"invalid options for pass '{pass_spec.name}': {e}") from e
+            raise UsageError(f"invalid options for pass '{pass_spec.name}': {e}") from e
     return tuple(passes)
 
 

@@ -3,7 +3,10 @@
 Every error a user can cause ends as one line on stderr, ``file:line:col: error:
 message`` when the error has a source location and ``<tool>: error: message``
 otherwise, and a non-zero exit code; the Python traceback is shown only with
-``--debug``. :func:`diagnose` turns an exception into that line.
+``--debug``. :func:`diagnose` turns an exception into that line and
+:func:`exit_code` into the exit code: 2 for a bad command line (a
+:class:`UsageError`: a flag's value, a pipeline, a config key, flags that exclude
+each other), 1 for everything else (bad input files, failed passes, mismatches).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from xdsl.utils.exceptions import (
 
 from xrelay.dialects.relay.dtypes import DTypeError
 from xrelay.runtime.threads import ThreadCountError
+from xrelay.settings import SettingError
 from xrelay.status import IndexOutOfRangeError
 from xrelay.tools.locations import location_of
 
@@ -34,6 +38,16 @@ class UserError(Exception):
         super().__init__(message)
         self.message = message
         self.location = location
+
+
+class UsageError(UserError):
+    """A bad command line, found after argparse: exit code 2, like argparse's own
+    usage errors."""
+
+
+def exit_code(e: BaseException) -> int:
+    """The exit code for an error: 2 for a bad command line, else 1."""
+    return 2 if isinstance(e, UsageError | ArgSpecParseError) else 1
 
 
 def first_line(text: str) -> str:
@@ -146,7 +160,7 @@ def diagnose(e: BaseException) -> tuple[str | None, str]:
             "the input is nested or chained too deeply for this tool (Python's "
             f"recursion limit){pass_notes(e)}"
         )
-    if isinstance(e, DTypeError | ThreadCountError):  # bad dtypes, bad counts
+    if isinstance(e, DTypeError | ThreadCountError | SettingError):  # bad settings
         return None, f"{first_line(str(e))}{pass_notes(e)}"
     if isinstance(e, IndexOutOfRangeError):  # bad data, found by a run
         return None, f"run failed: {first_line(str(e))}"

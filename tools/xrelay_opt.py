@@ -47,7 +47,9 @@ from xrelay.pass_manager import (
 )
 from xrelay.tools import cli, universe
 from xrelay.tools.diagnostics import (
+    UsageError,
     UserError,
+    exit_code,
     first_line,
     located,
     one_line_warnings,
@@ -169,7 +171,7 @@ class XRelayOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--elide-constants",
             nargs="?",
-            type=int,
+            type=cli.non_negative_int,
             const=printing.DEFAULT_ELIDE_LIMIT,
             default=None,
             metavar="N",
@@ -252,9 +254,9 @@ class XRelayOptMain(xDSLOptMain):
     def _load_reproducer(self, path: str) -> None:
         args = self.args
         if args.input_file is not None:
-            raise UserError("--run-reproducer: give the reproducer, not an input file")
+            raise UsageError("--run-reproducer: give the reproducer, not an input file")
         if args.passes:
-            raise UserError("--run-reproducer: -p is taken from the reproducer")
+            raise UsageError("--run-reproducer: -p is taken from the reproducer")
         try:
             with open(path) as f:
                 text = f.read()
@@ -488,7 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         report(PROG, e)
         cli.print_reproducer_note(PROG, e)
-        return 1
+        return exit_code(e)
     return 0
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import statistics
 import sys
@@ -36,7 +37,14 @@ from xrelay.dialects.relay import dtypes
 from xrelay.names import decode_name
 from xrelay.runtime.files import open_regular
 from xrelay.tools import cli
-from xrelay.tools.diagnostics import UserError, first_line, one_line_warnings, report
+from xrelay.tools.diagnostics import (
+    UsageError,
+    UserError,
+    exit_code,
+    first_line,
+    one_line_warnings,
+    report,
+)
 
 PROG = "xrelay-run"
 
@@ -105,10 +113,16 @@ def build_parser() -> argparse.ArgumentParser:
         "a mismatch exits with code 1",
     )
     group.add_argument(
-        "--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)"
+        "--rtol",
+        type=cli.non_negative_float,
+        default=1e-5,
+        help="relative tolerance (default 1e-5)",
     )
     group.add_argument(
-        "--atol", type=float, default=1e-5, help="absolute tolerance (default 1e-5)"
+        "--atol",
+        type=cli.non_negative_float,
+        default=1e-5,
+        help="absolute tolerance (default 1e-5)",
     )
     group = parser.add_argument_group("compiling and running")
     group.add_argument(
@@ -134,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     group.add_argument(
         "--threads",
-        type=_positive_int,
+        type=cli.thread_count,
         default=None,
         metavar="N",
         help="run the compiled model on N threads (default: $XRELAY_NUM_THREADS, else "
@@ -176,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     group.add_argument(
         "--progress-after",
-        type=float,
+        type=cli.delay_seconds,
         default=1.5,
         metavar="SECONDS",
         help="print a progress line on stderr when compiling takes longer (default 1.5)",
@@ -244,7 +258,7 @@ def read_inputs(items: Sequence[str]) -> dict[str, Any]:
     for item in items:
         name, sep, file = item.partition("=")
         if not sep or not name or not file:
-            raise RunError(f"--input {item}: expected NAME=FILE.npy")
+            raise UsageError(f"--input {item}: expected NAME=FILE.npy")
         try:
             # a regular file only: a FIFO or a device is refused, never waited on
             fd, _ = open_regular(file)
@@ -295,6 +309,7 @@ def make_inputs(
                 f"parameter %{name} has a dynamic shape {ty}; give it with --input"
             )
         npd = dtypes.numpy_dtype(ty.get_element_type())
+        _check_random_input(name, ty, shape, npd)
         if npd.kind == "f" or dtypes.is_bfloat16(npd):
             args.append(rng.standard_normal(shape).astype(npd))
         elif npd.kind == "b":
@@ -302,6 +317,27 @@ def make_inputs(
         else:
             args.append(rng.integers(0, 10, shape).astype(npd))
     return args
+
+
+MAX_RANK = 64
+"""The largest rank numpy (hence the interpreter and the executor) handles."""
+
+
+def _check_random_input(
+    name: str, ty: Any, shape: Sequence[int], npd: np.dtype[Any]
+) -> None:
+    """A random input of ``shape`` can exist: rank at most :data:`MAX_RANK`, size
+    under numpy's limit (``2**63`` bytes)."""
+    if len(shape) > MAX_RANK:
+        raise RunError(
+            f"parameter %{name} has rank {len(shape)}; at most {MAX_RANK} dimensions "
+            "can be run"
+        )
+    if math.prod(shape) * npd.itemsize >= 1 << 63:
+        raise RunError(
+            f"parameter %{name} ({ty}) is larger than any array can be; give a "
+            "smaller model"
+        )
 
 
 def _as_bfloat16(value: Any, npd: np.dtype[Any]) -> Any:
@@ -473,6 +509,7 @@ def _build_llvm(
 ) -> Any:
     from xrelay import relay
     from xrelay.lowering.work_bound import WorkLimitError
+    from xrelay.settings import SettingError
 
     build = llvm_build()
     assert build is not None
@@ -485,7 +522,7 @@ def _build_llvm(
             **({"cache": False} if no_cache else {}),
             **({"profile": True} if profile else {}),
         )
-    except UserError:
+    except (UserError, SettingError):
         raise
     except WorkLimitError as e:  # the interpreter would not end either: no fallback
         raise RunError(f"{model.name}: {first_line(str(e))}") from e
@@ -574,6 +611,11 @@ def compare(
         except (OSError, ValueError) as e:
             raise RunError(f"--expected {file}: cannot read: {e}") from e
         got = outputs[i]
+        if want.dtype.kind not in "biuf" and not dtypes.is_bfloat16(got.dtype):
+            raise RunError(
+                f"--expected {file}: dtype {want.dtype} is not a number type (the "
+                f"output is {got.dtype})"
+            )
         if dtypes.is_bfloat16(got.dtype):  # compared as float32 values
             got = got.astype(np.float32)
             want = _as_bfloat16(want, dtypes.BFLOAT16).astype(np.float32)
@@ -607,16 +649,14 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(cli.list_pass_configs())
         return 0
     if args.example and args.model is not None:
-        raise RunError("give a model file or --example, not both")
-    if args.executor != "interpreter" and args.threads is None:
-        # a bad $XRELAY_NUM_THREADS is a configuration error, not a reason to fall
-        # back to the interpreter
-        from xrelay.runtime.threads import ThreadCountError, requested_threads
+        raise UsageError("give a model file or --example, not both")
+    if args.executor != "interpreter":
+        # a bad $XRELAY_NUM_THREADS, $XRELAY_TILE_ROWS, ... is a configuration
+        # error, not a reason to fall back to the interpreter (nor hidden by a
+        # cache hit)
+        from xrelay.settings import check_environment
 
-        try:
-            requested_threads(None)
-        except ThreadCountError as e:
-            raise RunError(str(e)) from e
+        check_environment(threads=args.threads is None)
     named = read_inputs(args.input)
     if args.example:
         from xrelay.tools.example import example_module
@@ -629,7 +669,7 @@ def run(args: argparse.Namespace) -> int:
         print("IR after InferType (large constants elided):")
         print(module_text(module))
     elif args.model is None:
-        raise RunError("give a model file (.mlir or .onnx), or --example")
+        raise UsageError("give a model file (.mlir or .onnx), or --example")
     else:
         model = load_model(Path(args.model), named)
         print(f"model: {args.model}")
@@ -639,13 +679,15 @@ def run(args: argparse.Namespace) -> int:
         have = ", ".join(f"@{n}" for n in funcs) or "none"
         raise RunError(f"{model.name}: no function @{entry} (it has {have})")
     func = funcs[entry]
+    if func.is_declaration:
+        raise RunError(f"{model.name}: @{entry} is a declaration (it has no body)")
     if model.inputs is not None and not named:
         inputs = model.inputs
     else:
         inputs = make_inputs(func, named, args.seed, model.params)
     args.profile = bool(args.profile or args.trace or args.times_json)
     if args.profile and args.executor == "interpreter":
-        raise RunError("--profile times compiled kernels: it needs --executor llvm")
+        raise UsageError("--profile times compiled kernels: it needs --executor llvm")
     executor, note = choose_executor(args.executor)
     try:
         compiled = compile_model(model, args, executor)
@@ -755,7 +797,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         report(PROG, e)
         cli.print_reproducer_note(PROG, e)
-        return 1
+        return exit_code(e)
 
 
 if __name__ == "__main__":

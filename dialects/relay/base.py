@@ -18,6 +18,7 @@ them and InferType fills them in from ``type_relation``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from typing import Any, ClassVar, TypeAlias, cast
@@ -44,6 +45,7 @@ from xdsl.ir import Attribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
+    VerificationContext,
     opt_prop_def,
     prop_def,
     traits_def,
@@ -487,6 +489,12 @@ class RelayOp(IRDLOperation):
                     f"{self.name}: result #{i} has type {res.type} but the type relation "
                     f"gives {ty}"
                 )
+            count = _element_count(ty)
+            if count >= MAX_ELEMENTS:
+                raise VerifyException(
+                    f"{self.name}: result #{i} would have {count} elements, more than "
+                    f"any array can hold (at most {MAX_ELEMENTS - 1})"
+                )
 
     def attr(self, name: str) -> Attribute | None:
         """A property's value (or its default when unset), ``None`` when absent."""
@@ -516,7 +524,14 @@ class RelayOp(IRDLOperation):
                 continue
             if key not in definition.properties:
                 raise TypeError(f"{cls.name} has no attribute '{key}'")
-            props[key] = _attribute_for(definition.properties[key].constr, value)
+            constr = definition.properties[key].constr
+            try:  # a value of the wrong kind (axes="abc") or size fails here
+                props[key] = _attribute_for(constr, value)
+                constr.verify(props[key], VerificationContext())
+            except (VerifyException, OverflowError) as e:
+                raise TypeRelationError(
+                    f"{cls.name}: attribute {key}: {str(e).splitlines()[0]}"
+                ) from None
         from xdsl.irdl import OptPropertyDef
 
         for name, prop in definition.properties.items():
@@ -559,6 +574,23 @@ class RelayOp(IRDLOperation):
                 for res, ty in zip(op.results, types, strict=True):
                     res._type = ty  # pyright: ignore[reportPrivateUsage]
         return op
+
+
+MAX_ELEMENTS = 1 << 60
+"""A tensor type of this many elements or more cannot exist: its bytes (up to 8 per
+element) would not fit in a signed 64-bit size (numpy's, and the generated code's
+offsets). A type relation that gives one (a pad of 10**12, a tile of 10**9 x
+10**9) fails verification instead of a later allocation."""
+
+
+def _element_count(ty: Attribute) -> int:
+    """The elements of a ranked tensor type with static dims (0 otherwise)."""
+    if not isinstance(ty, TensorType):
+        return 0
+    shape = ty.get_shape()
+    if any(d < 0 for d in shape):
+        return 0
+    return math.prod(shape)
 
 
 def _attribute_for(constr: Any, value: object) -> Attribute:

@@ -12,7 +12,8 @@ number of operands (plus the nesting depth for values from enclosing blocks).
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult
 from xdsl.utils.exceptions import VerifyException
 
@@ -82,11 +83,39 @@ def _verify_block(block: Block) -> None:
                 )
 
 
+class MultiBlockFunctionError(VerifyException):
+    """A relay function (a ``func.func`` whose signature holds tensors) with more
+    than one block (``op``: the function)."""
+
+    def __init__(self, message: str, op: Operation):
+        super().__init__(message)
+        self.op = op
+
+
+def verify_single_block_functions(root: Operation) -> None:
+    """Relay functions are one block (every pass walks ``func.body.block``): raise
+    :class:`MultiBlockFunctionError` at a ``func.func`` with tensor arguments or
+    results and several blocks. Lowered functions (memrefs, ``cf`` branches) are
+    left alone."""
+    for op in root.walk():
+        if not isinstance(op, func.FuncOp) or len(op.body.blocks) < 2:
+            continue
+        ty = op.function_type
+        if any(isinstance(t, TensorType) for t in (*ty.inputs, *ty.outputs)):
+            raise MultiBlockFunctionError(
+                f"func.func @{op.sym_name.data}: a relay function has one block, "
+                f"this one has {len(op.body.blocks)}",
+                op,
+            )
+
+
 def verify_module(module: Operation) -> None:
     """:func:`verify_dominance` (which also finds uses of erased values, which
-    xDSL's verifier reports with a bare ``ValueError``), then xDSL's verifier."""
+    xDSL's verifier reports with a bare ``ValueError``), the one block of relay
+    functions, then xDSL's verifier."""
     try:
         verify_dominance(module)
+        verify_single_block_functions(module)
         module.verify()
     except RecursionError as e:
         from xrelay.nesting import too_deep

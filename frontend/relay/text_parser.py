@@ -434,7 +434,10 @@ class _Parser:
             value = float(digits) if dtype.startswith("float") else int(digits)
         except ValueError:
             raise self.error(f"bad number {tok.text}", tok) from None
-        return Constant(np.array(value, dtype=dtype))
+        try:
+            return Constant(np.array(value, dtype=dtype))
+        except OverflowError:
+            raise self.error(f"{tok.text} does not fit in {dtype}", tok) from None
 
     def meta_ref(self) -> Expr:
         tok = self.next()
@@ -468,6 +471,8 @@ class _Parser:
     def attr_value(self) -> Any:
         tok = self.next()
         if tok.kind == "number":  # attributes are f64 / i64: no rounding to f32
+            if re.fullmatch(r"-?\d+", tok.text):
+                return int(tok.text)
             lit = self.literal(tok).data
             if lit.dtype.kind == "f":
                 return float(re.sub(r"(f16|f32|f64|f)$", "", tok.text))

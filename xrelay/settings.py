@@ -1,0 +1,57 @@
+"""Environment variables that tune a build, read where they are used and checked
+here as a whole: ``XRELAY_NUM_THREADS`` (:mod:`xrelay.runtime.threads`),
+``XRELAY_COMPILE_JOBS`` (:mod:`xrelay.lowering.parallel`) and ``XRELAY_TILE_ROWS``
+(:mod:`xrelay.lowering.tiling`).
+
+A bad value is a :class:`SettingError` naming the variable: a configuration error,
+never a reason for a tool to fall back to another executor (``xrelay-run`` checks
+them all before it starts, so a cache hit does not hide one either).
+"""
+
+from __future__ import annotations
+
+import os
+
+
+class SettingError(ValueError):
+    """An environment variable with a value xrelay cannot use."""
+
+
+def positive_int(name: str, maximum: int | None = None) -> int | None:
+    """``$name`` as a positive integer (at most ``maximum``); ``None`` when unset or
+    blank."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1 or (maximum is not None and value > maximum):
+        what = (
+            "a positive integer"
+            if maximum is None
+            else f"an integer from 1 to {maximum}"
+        )
+        raise SettingError(f"{name} must be {what}, got {text!r}")
+    return value
+
+
+def check_environment(threads: bool = True) -> None:
+    """Raise the error of the first bad build setting in the environment
+    (``threads=False``: not ``XRELAY_NUM_THREADS``, which an explicit count
+    overrides)."""
+    from xrelay.runtime.threads import ThreadCountError, requested_threads
+
+    if threads:
+        try:
+            requested_threads(None)
+        except ThreadCountError as e:
+            raise SettingError(str(e)) from e
+    positive_int("XRELAY_COMPILE_JOBS")
+    from xrelay.lowering.tiling import tile_rows_override
+
+    tile_rows_override()
+
+
+__all__ = ["SettingError", "check_environment", "positive_int"]
