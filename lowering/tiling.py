@@ -218,7 +218,7 @@ def dot_tile(rows: int, units: int) -> tuple[int, int]:
 
     ``XRELAY_TILE_ROWS`` caps ``mr`` (see the module docstring)."""
     unit = host_vector_unit()
-    cap_rows = _override()
+    cap_rows = tile_rows_override()
     limit = max(1, rows) if cap_rows is None else max(1, min(rows, cap_rows))
     best: tuple[int, int, int] | None = None
     best_tile = (1, 1)
