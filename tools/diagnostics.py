@@ -36,6 +36,15 @@ class UserError(Exception):
         self.location = location
 
 
+class OpWarning(UserWarning):
+    """A warning about one op: the tools print it at the op's location, and
+    ``--verify-diagnostics`` checks it against ``expected-warning``."""
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(message)
+        self.op = op
+
+
 def first_line(text: str) -> str:
     """The first non-blank line of ``text``, stripped."""
     for line in text.splitlines():
@@ -187,6 +196,11 @@ def one_line_warnings(prog: str) -> None:
     ) -> None:
         del category, filename, lineno, file, line
         text = first_line(str(message))
+        op = getattr(message, "op", None)
+        location = location_of(op) if isinstance(op, Operation) else None
+        if location is not None:  # a warning about an op of the input
+            print(f"{location}: warning: {text}", file=sys.stderr)
+            return
         warn(prog, text.removeprefix("xrelay: "))
 
     warnings.showwarning = show

@@ -18,11 +18,13 @@ shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
-from collections.abc import Sequence
-from io import StringIO
+import warnings
+from collections.abc import Iterator, Sequence
+from io import BytesIO, StringIO
 from typing import IO, Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -46,7 +48,9 @@ from xrelay.pass_manager import (
     reproducer,
 )
 from xrelay.tools import cli, universe
+from xrelay.tools import verify_diagnostics as verify
 from xrelay.tools.diagnostics import (
+    OpWarning,
     UserError,
     first_line,
     located,
@@ -377,38 +381,56 @@ class XRelayOptMain(xDSLOptMain):
                 f"{self.get_input_name()}: {e} (give -f mlir to read it as MLIR)"
             ) from e
         output: IO[str] = StringIO() if out_path is not None else sys.stdout
+        expected = self._expected_diagnostics()
+        produced: list[verify.Produced] = []
         try:
             for i, (chunk, offset) in enumerate(chunks):
                 module: ModuleOp | None = None
                 try:
                     if i > 0:
                         output.write("// -----\n")
-                    module = self.parse_chunk(chunk, file_extension, offset)
-                    if module is not None:
-                        with reproducer.capture_crashes(self.reproducer):
-                            self.apply_passes(module)
-                        output.write(self._emit(module))
+                    with self._op_warnings(produced if expected is not None else None):
+                        module = self.parse_chunk(chunk, file_extension, offset)
+                        if module is not None:
+                            with reproducer.capture_crashes(self.reproducer):
+                                self.apply_passes(module)
+                            output.write(self._emit(module))
                     output.flush()
                 except ParseError as e:
                     e.span = dataclasses.replace(e.span, line_offset=offset)
-                    if not args.parsing_diagnostics:
+                    if expected is not None:
+                        produced += verify.produced_by(e, None)
+                    elif not args.parsing_diagnostics:
                         raise
-                    print(e)
+                    else:
+                        print(e)
                 except (
                     DiagnosticException,
                     PassVerificationError,
                     PassContractError,
                     RecursionError,  # nested too deeply: located at the deepest op
+                    UserError,
                 ) as e:
-                    if not args.verify_diagnostics:
+                    if expected is not None:
+                        produced += verify.produced_by(e, module)
+                    elif isinstance(e, UserError):
+                        raise
+                    elif not args.verify_diagnostics:
                         raise located(e, module) from e
-                    _print_diagnostic(e)
+                    else:
+                        _print_diagnostic(e)
                 finally:
                     chunk.close()
         except ShrinkException:
             assert args.shrink
             print("Success, can shrink")
             sys.exit(0)
+        if expected is not None:
+            mismatches = verify.check(expected, produced, self.get_input_name())
+            if mismatches:
+                for line in mismatches:
+                    print(line, file=sys.stderr)
+                raise DiagnosticsMismatch(len(mismatches))
         if out_path is not None:
             assert isinstance(output, StringIO)
             try:
@@ -420,6 +442,50 @@ class XRelayOptMain(xDSLOptMain):
             print("Failure, can't shrink")
             sys.exit(1)
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """The input, read whole under ``--verify-diagnostics`` (its ``expected-*``
+        directives are read from the text)."""
+        stream, extension = super().get_input_stream()
+        if not self.args.verify_diagnostics:
+            return stream, extension
+        with stream:
+            data = stream.read()
+        self._input_text = data.decode("utf-8", errors="replace")
+        return BytesIO(data), extension
+
+    def _expected_diagnostics(self) -> list[verify.Expected] | None:
+        """Under ``--verify-diagnostics``, the input's ``expected-*`` directives;
+        ``None`` when it has none (xdsl-opt's printing mode) or without the flag."""
+        text: str | None = getattr(self, "_input_text", None)
+        if not self.args.verify_diagnostics or text is None:
+            return None
+        try:
+            directives = verify.parse_directives(text, self.get_input_name())
+        except verify.DirectiveError as e:
+            raise UserError(str(e)) from e
+        return directives or None
+
+    @contextlib.contextmanager
+    def _op_warnings(self, produced: list[verify.Produced] | None) -> Iterator[None]:
+        """Under ``--verify-diagnostics`` with directives, collect the warnings
+        about ops into ``produced`` (others are shown as usual)."""
+        if produced is None:
+            yield
+            return
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", OpWarning)
+            try:
+                yield
+            finally:
+                for w in caught:
+                    diag = verify.produced_warning(w.message)
+                    if diag is not None:
+                        produced.append(diag)
+                    else:
+                        warnings.showwarning(
+                            w.message, w.category, w.filename, w.lineno
+                        )
+
     def _emit(self, module: ModuleOp) -> str:
         """The output for ``-t``; a target that cannot emit this IR (``-t llvm`` on IR
         not lowered to the llvm dialect) is a one-line error."""
@@ -430,6 +496,14 @@ class XRelayOptMain(xDSLOptMain):
             if isinstance(e, NotImplementedError) and self.args.target == "llvm":
                 hint = " (-t llvm needs IR lowered to the llvm dialect)"
             raise UserError(f"-t {self.args.target}: {first_line(str(e))}{hint}") from e
+
+
+class DiagnosticsMismatch(Exception):
+    """``--verify-diagnostics`` found mismatches (each already printed on a line)."""
+
+    def __init__(self, count: int):
+        super().__init__(f"{count} diagnostic(s) did not match the expected-* directives")
+        self.count = count
 
 
 def _print_diagnostic(e: BaseException) -> None:
@@ -483,6 +557,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         XRelayOptMain(args=args).run()
     except (SystemExit, KeyboardInterrupt):
         raise
+    except DiagnosticsMismatch:
+        return 1  # one line per mismatch is printed
     except BaseException as e:
         if debug:
             raise
