@@ -110,7 +110,7 @@ def _redefinition(table: Operation | None, message: str) -> Operation | None:
     return None
 
 
-def _arg_spec_message(e: ArgSpecParseError) -> str:
+def arg_spec_message(e: ArgSpecParseError) -> str:
     lines = [line for line in str(e).splitlines() if line.strip()]
     column = ""
     for line in lines:
@@ -133,7 +133,7 @@ def diagnose(e: BaseException) -> tuple[str | None, str]:
     if isinstance(e, ParseError):
         return str(e.span.get_location()), first_line(e.msg)
     if isinstance(e, ArgSpecParseError):
-        return None, _arg_spec_message(e)
+        return None, arg_spec_message(e)
     if isinstance(
         e,
         DiagnosticException

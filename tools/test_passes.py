@@ -53,7 +53,11 @@ def _victim(module: ModuleOp) -> RelayOp | None:
     return None
 
 
-@register_pass("TestBreakIR", "test-break-ir", options=[("mode", str, "verify")])
+@register_pass(
+    "TestBreakIR",
+    "test-break-ir",
+    options=[("mode", str, "verify", "verify: a wrong result type; raise: an error")],
+)
 class TestBreakIR(Pass):
     """Break the IR on purpose, for tests of crash reproducers and diagnostics
     (mode=verify: a wrong result type; mode=raise: an error)."""
@@ -92,9 +96,7 @@ class TestDiagnosticError(DiagnosticException):
 
     __test__ = False  # not a pytest test class
 
-    def __init__(
-        self, op: Operation, message: str, notes: list[tuple[Operation, str]]
-    ):
+    def __init__(self, op: Operation, message: str, notes: list[tuple[Operation, str]]):
         super().__init__(message)
         self.op = op
         self.diagnostic_notes = notes

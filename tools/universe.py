@@ -29,16 +29,23 @@ def all_dialects() -> dict[str, Callable[[], Dialect]]:
 
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """xrelay's registered passes by pipeline name, as factories of xDSL pass classes
-    (the class fields are the pass options)."""
+    (the class fields are the pass options), with those of the ``xrelay.passes``
+    entry points and the plugins loaded so far (:mod:`xrelay.tools.plugins`)."""
     from xrelay.pass_manager.registry import PassEntry, all_entries
     from xrelay.pass_manager.xdsl_interop import xdsl_pass_class
+    from xrelay.tools import plugins
+
+    xdsl_plugin_passes = plugins.xdsl_passes()  # loads the entry points first
 
     def factory(entry: PassEntry) -> Callable[[], type[ModulePass]]:
         return lambda: xdsl_pass_class(
             entry.pipeline_name, entry.factory, entry.options
         )
 
-    return {e.pipeline_name: factory(e) for e in all_entries()}
+    return {
+        **xdsl_plugin_passes,
+        **{e.pipeline_name: factory(e) for e in all_entries()},
+    }
 
 
 def llvm_target() -> type[Target]:

@@ -84,7 +84,9 @@ def _regex(text: str, where: str) -> re.Pattern[str]:
     try:
         return re.compile("".join(parts))
     except re.error as e:
-        raise DirectiveError(f"{where}: invalid regex in expected directive: {e}") from e
+        raise DirectiveError(
+            f"{where}: invalid regex in expected directive: {e}"
+        ) from e
 
 
 def parse_directives(text: str, filename: str) -> list[Expected]:

@@ -47,7 +47,7 @@ from xrelay.pass_manager import (
     PrintBeforeAll,
     reproducer,
 )
-from xrelay.tools import cli, universe
+from xrelay.tools import cli, plugins, universe
 from xrelay.tools import verify_diagnostics as verify
 from xrelay.tools.diagnostics import (
     OpWarning,
@@ -72,6 +72,15 @@ def _xrelay_version() -> str:
         return "(source tree)"
 
 
+def _xdsl_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("xdsl")
+    except PackageNotFoundError:
+        return "(unknown)"
+
+
 class XRelayOptMain(xDSLOptMain):
     """The ``xrelay-opt`` driver.
 
@@ -87,6 +96,9 @@ class XRelayOptMain(xDSLOptMain):
         "dialect, xrelay's passes and TVM's PassContext.",
         args: Sequence[str] | None = None,
     ):
+        # plugins load before the passes are registered, so that --help and
+        # --list-passes show theirs
+        self._early_plugins = cli.plugin_specs(sys.argv[1:] if args is None else args)
         super().__init__(description, args)
 
     # -- registration -----------------------------------------------------------------
@@ -98,9 +110,21 @@ class XRelayOptMain(xDSLOptMain):
                 self.ctx.register_dialect(name, factory)
 
     def register_all_passes(self) -> None:
+        for spec in getattr(self, "_early_plugins", ()):
+            plugins.load_pass_plugin(spec)
         super().register_all_passes()
         for name, factory in universe.all_passes().items():
             self.register_pass(name, factory)
+
+    def load_plugins(self) -> None:
+        """The ``--load-pass-plugin`` plugins not loaded yet (an abbreviated flag),
+        their passes added to ``-p``."""
+        late = [p for p in self.args.load_pass_plugin if p not in self._early_plugins]
+        for spec in late:
+            plugins.load_pass_plugin(spec)
+        if late:
+            for name, factory in universe.all_passes().items():
+                self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
         # xrelay's LLVM IR (the thread team around the host) under the usual name
@@ -162,14 +186,54 @@ class XRelayOptMain(xDSLOptMain):
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.prog = PROG
-        arg_parser.epilog = cli.GATING_HELP
-        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        arg_parser.epilog = cli.GATING_HELP + "\n\n" + cli.pass_options_help()
+        arg_parser.formatter_class = cli.HelpFormatter
         # usage errors are one line
         arg_parser.error = lambda message: cli.one_line_usage_error(  # type: ignore[method-assign]
             arg_parser, message
         )
         # some xdsl-opt flags are redefined below (same meaning, output on stderr)
         arg_parser.conflict_handler = "resolve"
+        # redefined in a group made after the conflict handler is set
+        basics = arg_parser.add_argument_group("pipeline and verification")
+        basics.add_argument(
+            "-t",
+            "--target",
+            default="mlir",
+            metavar="TARGET",
+            help="the output: " + ", ".join(sorted(self.available_targets))
+            + " (default mlir; llvm: the LLVM IR of IR lowered to the llvm dialect; "
+            "relay: Relay's text format)",
+        )
+        basics.add_argument(
+            "--verify-diagnostics",
+            action="store_true",
+            help="check the diagnostics against the input's expected-error, "
+            "expected-warning and expected-note directives as mlir-opt does (text, "
+            "{{regex}} under -re, @+N/@-N/@above/@below/@unknown): each mismatch is "
+            "one line and the exit code 1. An input without directives: print the "
+            "diagnostics on stdout and exit 0, as xdsl-opt does",
+        )
+        basics.add_argument(
+            "-p",
+            "--passes",
+            default="",
+            metavar="PIPELINE",
+            help="the passes to run, in order: 'a,b{option=value},c' (--list-passes "
+            "lists them with their options)",
+        )
+        basics.add_argument(
+            "-v",
+            "--version",
+            action="version",
+            version=self.version_format.format(xdsl_version=_xdsl_version()),
+            help="print the versions of xrelay and xDSL and exit",
+        )
+        basics.add_argument(
+            "--disable-verify",
+            action="store_true",
+            help="do not verify the input, nor the IR after each pass",
+        )
         arg_parser.add_argument(
             "--elide-constants",
             nargs="?",
@@ -189,8 +253,10 @@ class XRelayOptMain(xDSLOptMain):
             "--list-passes",
             action="store_true",
             help="list xrelay's passes (pipeline name, TVM name, opt_level, required "
-            "passes, description) and xDSL's, and exit",
+            "passes, description, and each option: name, type, default, help) and "
+            "xDSL's, and exit",
         )
+        cli.add_plugin_argument(arg_parser)
         cli.add_pass_context_arguments(arg_parser)
         group = arg_parser.add_argument_group(
             "instruments (output on stderr, the IR stays on stdout)"
@@ -247,6 +313,7 @@ class XRelayOptMain(xDSLOptMain):
         options are one-line errors); under ``--run-reproducer``, the reproducer's
         file, pipeline and PassContext."""
         self.replay: reproducer.Reproducer | None = None
+        self.load_plugins()
         if self.args.run_reproducer is not None:
             self._load_reproducer(self.args.run_reproducer)
         self.pipeline = PassPipeline(
@@ -502,7 +569,9 @@ class DiagnosticsMismatch(Exception):
     """``--verify-diagnostics`` found mismatches (each already printed on a line)."""
 
     def __init__(self, count: int):
-        super().__init__(f"{count} diagnostic(s) did not match the expected-* directives")
+        super().__init__(
+            f"{count} diagnostic(s) did not match the expected-* directives"
+        )
         self.count = count
 
 
@@ -522,10 +591,13 @@ def first_sentence(doc: str) -> str:
 
 
 def list_passes_text(available: dict[str, Any]) -> str:
-    """The ``--list-passes`` table: xrelay's passes, then xDSL's pass names."""
+    """The ``--list-passes`` table: xrelay's passes (each followed by its options:
+    name, type, default, help), then xDSL's pass names."""
     from xrelay.pass_manager import list_passes
+    from xrelay.pass_manager.registry import lookup
 
     rows = [("PASS", "TVM NAME", "OPT", "REQUIRED", "DESCRIPTION")]
+    options: list[list[str]] = [[]]
     for p in list_passes():
         rows.append(
             (
@@ -536,11 +608,13 @@ def list_passes_text(available: dict[str, Any]) -> str:
                 first_sentence(p.doc),
             )
         )
+        options.append(cli.option_lines(lookup(p.name), "      "))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["xrelay passes:"]
-    for row in rows:
+    for row, option_rows in zip(rows, options, strict=True):
         cells = [c.ljust(w) for c, w in zip(row[:4], widths, strict=True)]
         lines.append("  " + "  ".join([*cells, row[4]]).rstrip())
+        lines += option_rows
     ours = {p.pipeline_name for p in list_passes()}
     lines.append("")
     lines.append("xDSL passes (opt_level 0, run as named in -p):")

@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compile a relay model (.mlir, or .onnx with the ONNX frontend), "
         "run it and summarise its outputs.",
         epilog=cli.GATING_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=cli.HelpFormatter,
     )
     parser.add_argument(
         "model", nargs="?", help="a .mlir file holding relay IR, or an .onnx model"

@@ -57,7 +57,10 @@ def alter_op_layout(func: FuncOp, target: str = "llvm") -> bool:
     return LayoutRewriter(hook).rewrite(func)
 
 
-@register_pass("AlterOpLayout", options=[("target", str, "")])
+@register_pass(
+    "AlterOpLayout",
+    options=[("target", str, "", "the target whose layouts to use (empty: current)")],
+)
 class AlterOpLayout(FunctionPass):
     """Replace ops by the target's preferred layouts (CPU: blocked ``NCHW{c}c``
     convolutions, packed dense weights) and insert the layout transforms between
