@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import re
+import signal
 import sys
 import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -62,6 +64,20 @@ def one_line_usage_error(parser: argparse.ArgumentParser, message: str) -> NoRet
         f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr
     )
     sys.exit(2)
+
+
+def broken_pipe_exit() -> int:
+    """What a tool does when its reader goes away (``xrelay-opt f.mlir | head -1``):
+    no message, stdout pointed at ``/dev/null`` so that the interpreter's last flush
+    does not complain, and the exit status of a process killed by SIGPIPE (141), as
+    Unix tools have."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (an in-process call)
+        pass
+    return 128 + signal.SIGPIPE
 
 
 def split_names(values: Iterable[str] | None) -> list[str]:
@@ -453,10 +469,13 @@ def parse_pipeline_spec(spec: str) -> list[ArgSpec]:
 
 
 def build_pipeline(
-    available: Mapping[str, Callable[[], type[XDSLModulePass]]], spec: str
+    available: Mapping[str, Callable[[], type[XDSLModulePass]]],
+    spec: str,
+    prog: str = "xrelay-opt",
 ) -> tuple[XDSLModulePass, ...]:
     """The passes of an ``xdsl-opt``-style pipeline spec (``a,b{opt=1}``); unknown
-    passes and bad options are one-line :class:`UserError`s."""
+    passes and bad options are one-line :class:`UserError`s (``prog``: the tool
+    whose ``--list-passes`` the hint names)."""
     specs = parse_pipeline_spec(spec)
     passes: list[XDSLModulePass] = []
     for pass_spec in specs:
@@ -465,7 +484,8 @@ def build_pipeline(
             close = difflib.get_close_matches(pass_spec.name, list(available), n=3)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
             raise UserError(
-                f"unknown pass '{pass_spec.name}'{hint}; --list-passes lists them"
+                f"unknown pass '{pass_spec.name}'{hint}; '{prog} --list-passes' "
+                "lists them"
             )
         try:
             passes.append(factory().from_pass_spec(pass_spec))

@@ -147,8 +147,8 @@ def diagnose(e: BaseException) -> tuple[str | None, str]:
         return location, first_line(str(e)) + pass_notes(e)
     if isinstance(e, MemoryError):
         return None, (
-            "out of memory: the input asks for more than this machine has (a huge "
-            f"constant or shape?){pass_notes(e)}"
+            "out of memory: the input asks for more than this machine has"
+            f"{pass_notes(e)}"
         )
     if isinstance(e, RecursionError):
         return None, (

@@ -629,8 +629,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     one_line_warnings(PROG)
     try:
         XRelayOptMain(args=args).run()
+        sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
     except (SystemExit, KeyboardInterrupt):
         raise
+    except BrokenPipeError:
+        return cli.broken_pipe_exit()
     except DiagnosticsMismatch:
         return 1  # one line per mismatch is printed
     except BaseException as e:

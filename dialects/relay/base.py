@@ -52,6 +52,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay import dtypes
+from xrelay.dialects.relay.known_attributes import KnownAttributes
 from xrelay.dialects.relay.layout_rules import InferredLayouts, MaybeLayout
 
 Array: TypeAlias = np.ndarray[Any, Any]
@@ -343,7 +344,7 @@ class RelayOp(IRDLOperation):
     STATEFUL: ClassVar[bool] = False
     """Relay's ``TOpIsStateful``: never folded or merged by CSE."""
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), KnownAttributes())
     irdl_options = (ParsePropInAttrDict(),)
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
