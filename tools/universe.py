@@ -29,23 +29,21 @@ def all_dialects() -> dict[str, Callable[[], Dialect]]:
 
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """xrelay's registered passes by pipeline name, as factories of xDSL pass classes
-    (the class fields are the pass options), with those of the ``xrelay.passes``
-    entry points and the plugins loaded so far (:mod:`xrelay.tools.plugins`)."""
+    (the class fields are the pass options), those the ``xrelay.passes`` entry
+    points and the plugins loaded so far register included (the xDSL pass classes
+    of plugins are :func:`xrelay.tools.plugins.xdsl_passes`)."""
     from xrelay.pass_manager.registry import PassEntry, all_entries
     from xrelay.pass_manager.xdsl_interop import xdsl_pass_class
     from xrelay.tools import plugins
 
-    xdsl_plugin_passes = plugins.xdsl_passes()  # loads the entry points first
+    plugins.load_entry_points()
 
     def factory(entry: PassEntry) -> Callable[[], type[ModulePass]]:
         return lambda: xdsl_pass_class(
             entry.pipeline_name, entry.factory, entry.options
         )
 
-    return {
-        **xdsl_plugin_passes,
-        **{e.pipeline_name: factory(e) for e in all_entries()},
-    }
+    return {e.pipeline_name: factory(e) for e in all_entries()}
 
 
 def llvm_target() -> type[Target]:

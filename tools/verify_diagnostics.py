@@ -116,7 +116,7 @@ def parse_directives(text: str, filename: str) -> list[Expected]:
     return out
 
 
-def _split_location(location: str | None, filename: str) -> int | None | str:
+def _split_location(location: str | None, filename: str) -> int | str | None:
     """The line of a ``file:line[:col]`` location in ``filename``; ``None`` for no
     location; the location itself when it is in another file."""
     if location is None:

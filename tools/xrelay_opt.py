@@ -23,7 +23,7 @@ import dataclasses
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from io import BytesIO, StringIO
 from typing import IO, Any
 
@@ -113,7 +113,11 @@ class XRelayOptMain(xDSLOptMain):
         for spec in getattr(self, "_early_plugins", ()):
             plugins.load_pass_plugin(spec)
         super().register_all_passes()
-        for name, factory in universe.all_passes().items():
+        self._register_xrelay_passes()
+
+    def _register_xrelay_passes(self) -> None:
+        """xrelay's registered passes and the xDSL passes of plugins."""
+        for name, factory in {**plugins.xdsl_passes(), **universe.all_passes()}.items():
             self.register_pass(name, factory)
 
     def load_plugins(self) -> None:
@@ -123,8 +127,7 @@ class XRelayOptMain(xDSLOptMain):
         for spec in late:
             plugins.load_pass_plugin(spec)
         if late:
-            for name, factory in universe.all_passes().items():
-                self.register_pass(name, factory)
+            self._register_xrelay_passes()
 
     def register_all_targets(self) -> None:
         # xrelay's LLVM IR (the thread team around the host) under the usual name
@@ -201,7 +204,8 @@ class XRelayOptMain(xDSLOptMain):
             "--target",
             default="mlir",
             metavar="TARGET",
-            help="the output: " + ", ".join(sorted(self.available_targets))
+            help="the output: "
+            + ", ".join(sorted(self.available_targets))
             + " (default mlir; llvm: the LLVM IR of IR lowered to the llvm dialect; "
             "relay: Relay's text format)",
         )
@@ -533,7 +537,7 @@ class XRelayOptMain(xDSLOptMain):
         return directives or None
 
     @contextlib.contextmanager
-    def _op_warnings(self, produced: list[verify.Produced] | None) -> Iterator[None]:
+    def _op_warnings(self, produced: list[verify.Produced] | None) -> Generator[None]:
         """Under ``--verify-diagnostics`` with directives, collect the warnings
         about ops into ``produced`` (others are shown as usual)."""
         if produced is None:

@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="list the passes -p takes (with their options) and exit",
     )
-    cli.add_plugin_argument(group)
+    cli.add_plugin_argument(parser)
     cli.add_pass_context_arguments(parser, default_opt_level=RUN_OPT_LEVEL)
     cli.add_reproducer_arguments(parser, with_file=False)
     parser.add_argument(
@@ -425,9 +425,10 @@ def choose_executor(requested: str) -> tuple[str, str]:
 def available_passes() -> dict[str, Callable[[], type[Any]]]:
     from xdsl.universe import Universe
 
-    from xrelay.tools import universe
+    from xrelay.tools import plugins, universe
 
     passes = dict(Universe.get_multiverse().all_passes)
+    passes.update(plugins.xdsl_passes())
     passes.update(universe.all_passes())
     return passes
 
