@@ -6,7 +6,10 @@ Every ``xdsl-opt`` flag keeps working (``-p`` with pass options,
 ``-t`` ...). Added, mapped onto ONE :class:`~xrelay.pass_manager.PassContext` entered
 around the whole pipeline: ``--opt-level``, ``--required-pass``, ``--disabled-pass``,
 ``--pass-config key=value``, the print-IR instruments, ``--time-passes`` (the
-PassTimingInstrument tree), ``--list-passes``. Every pass of ``-p`` (xDSL's too)
+PassTimingInstrument tree), ``--list-passes`` (with each pass's options),
+``--load-pass-plugin``. ``--verify-diagnostics`` checks the input's ``expected-*``
+directives as ``mlir-opt`` does (:mod:`xrelay.tools.verify_diagnostics`). Every pass
+of ``-p`` (xDSL's too)
 runs through the pass manager, so instruments see them all; instrument output goes to
 stderr, the IR to stdout (or ``-o``).
 

@@ -716,13 +716,7 @@ def run(args: argparse.Namespace) -> int:
             raise out_of_memory(
                 f"making the random input %{random_names[-1]}", func, e
             ) from e
-    if random_names:
-        listed = ", ".join(f"%{n}" for n in random_names)
-        print(
-            f"{PROG}: note: random data (--seed {args.seed}) for {listed}; give "
-            "real data with --input NAME=FILE.npy",
-            file=sys.stderr,
-        )
+
     args.profile = bool(args.profile or args.trace or args.times_json)
     if args.profile and args.executor == "interpreter":
         raise RunError("--profile times compiled kernels: it needs --executor llvm")
@@ -766,6 +760,18 @@ def run(args: argparse.Namespace) -> int:
 
     latencies: list[float] = []
     outputs: list[Any] = []
+    for file in args.expected:  # unreadable files fail before a long run
+        try:
+            np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise RunError(f"--expected {file}: cannot read: {e}") from e
+    if random_names:  # once the model compiled: what the outputs are made from
+        listed = ", ".join(f"%{n}" for n in random_names)
+        print(
+            f"{PROG}: note: random data (--seed {args.seed}) for {listed}; give "
+            "real data with --input NAME=FILE.npy",
+            file=sys.stderr,
+        )
     try:
         run_once, threads, executor_module = prepare(
             compiled, func, inputs, entry, model.params, args.threads
