@@ -6,8 +6,15 @@ measured peak, so that the weakest family is visible at a glance.
 
 Peaks, measured in this process: numpy's sgemm (single-threaded BLAS: the
 ``*_NUM_THREADS`` variables are set to 1 before numpy loads) for the matrix
-products and convolutions (GFLOP/s), and a memory copy of the same tensor
-(``np.copyto``) for the memory-bound families (GB/s: bytes read + written).
+products and convolutions (GFLOP/s), a memory copy of the same tensor
+(``np.copyto``) for the memory-bound families (GB/s: bytes read + written), and
+the machine's read bandwidth for the ``matvec`` family (matrix-vector and skinny
+products, whose time is reading the weight or the KV cache once): BLAS's dot
+product of an array of as many bytes as the case reads with itself, one chunk per
+thread of ``--threads`` (numpy releases the GIL), best of the runs. The matvec
+figure is the bytes the case must read (operands and output) over its best time
+(the peak is a best time too); the target is at least 80% of the read bandwidth
+(``ratio`` at most 1.25).
 
 Each case is one small relay function built with ``xrelay.build`` at the opt level
 and run through an executor with zero-copy inputs and outputs; the figure is the
@@ -36,14 +43,18 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 
 
-def _median_s(fn: Callable[[], Any], runs: int) -> float:
+def _times_s(fn: Callable[[], Any], runs: int) -> list[float]:
     fn()
     times: list[float] = []
     for _ in range(runs):
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return times
+
+
+def _median_s(fn: Callable[[], Any], runs: int) -> float:
+    return statistics.median(_times_s(fn, runs))
 
 
 @dataclass
@@ -55,9 +66,13 @@ class Case:
     flops: float = 0.0
     """Floating-point operations (0: a memory-bound case measured in GB/s)."""
     peak: str = "memcpy"
-    """``sgemm`` (compare with numpy's matmul of ``gemm`` shapes) or ``memcpy``."""
+    """``sgemm`` (compare with numpy's matmul of ``gemm`` shapes), ``memcpy`` or
+    ``read`` (the read bandwidth over the bytes the case reads)."""
     gemm: tuple[int, int, int] | None = None
     """``(M, K, N)`` of the numpy peak."""
+    reads: int = 0
+    """Bytes a ``read``-peak case must move: its operands (weights too) and
+    output, each once."""
     baseline: str = ""
     """Name of an earlier case whose time this one is also shown against (a grouped
     convolution against the same convolution with ``groups=1``)."""
@@ -101,6 +116,41 @@ def _batch_matmul(b: int, m: int, k: int, n: int, tb: bool) -> Callable[[Any], A
         return out, [_rand(b, m, k), _rand(*yshape)]
 
     return build
+
+
+def _batch_matmul_const(
+    b: int, m: int, k: int, n: int, tb: bool
+) -> Callable[[Any], Any]:
+    """A batch_matmul whose right operand is a constant (a KV cache read by one
+    query row, or a weight)."""
+
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=(b, m, k), dtype="float32")
+        y = relay.const(_rand(*((b, n, k) if tb else (b, k, n))))
+        return relay.nn.batch_matmul(x, y, transpose_b=tb), [_rand(b, m, k)]
+
+    return build
+
+
+def _read_bandwidth_s(nbytes: int, threads: int, runs: int) -> float:
+    """The time to read ``nbytes`` at the machine's read bandwidth: the faster of
+    BLAS's dot product of an array of that size with itself and numpy's
+    ``bitwise_or`` reduction of it, one chunk per thread (numpy releases the GIL);
+    best of ``runs`` (the bandwidth, not the noise)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    a = np.ones(max(2, nbytes // 8) * 2, np.float32)
+    chunks = np.array_split(a, threads)
+    words = [c.view(np.int32) for c in chunks]
+    with ThreadPoolExecutor(threads) as pool:
+
+        def dot() -> None:
+            list(pool.map(lambda c: float(np.dot(c, c)), chunks))
+
+        def bits() -> None:
+            list(pool.map(lambda c: int(np.bitwise_or.reduce(c)), words))
+
+        return min(min(_times_s(dot, runs)), min(_times_s(bits, runs)))
 
 
 def _unary(name: str, shape: tuple[int, ...]) -> Callable[[Any], Any]:
@@ -208,6 +258,25 @@ def cases() -> list[Case]:
              _batch_matmul(8, 128, 128, 64, False),
              2 * 8 * 128 * 128 * 64, "sgemm", (8 * 128, 128, 64)),
     ]  # fmt: skip
+    out += [
+        Case("matvec", f"dense {m}x{k} @ {k}x{n}{note}", _dense(m, k, n),
+             peak="read", reads=4 * (n * k + m * k + m * n))
+        for m, k, n, note in (
+            (1, 9216, 4096, ""),
+            (1, 4096, 4096, ""),
+            (1, 768, 50257, " (LM head)"),
+            (4, 768, 50257, ""),
+            (8, 4096, 4096, ""),
+        )
+    ]  # fmt: skip
+    out += [
+        Case("matvec", f"batch_matmul {b}x1x{k} @ {what}", _batch_matmul_const(b, 1, k, n, tb),
+             peak="read", reads=4 * (b * n * k + b * k + b * n))
+        for b, k, n, tb, what in (
+            (12, 64, 4096, True, "T(12x4096x64) (Q K^T)"),
+            (12, 4096, 64, False, "12x4096x64 (P V)"),
+        )
+    ]  # fmt: skip
     for name in ("exp", "log", "tanh", "sigmoid", "erf", "gelu", "silu", "relu"):
         out.append(Case("elementwise", f"{name} {ew}", _unary(name, ew)))
     out += [
@@ -277,7 +346,9 @@ def main() -> None:
             m.set_input_zero_copy(k, a)
         out = np.empty(lib(*inputs).shape, np.float32)
         m.set_output_zero_copy(0, out)
-        t = _median_s(m.run, args.runs)
+        runs = _times_s(m.run, args.runs)
+        # the matvec family is set against the best read time: its best too
+        t = min(runs) if case.peak == "read" else statistics.median(runs)
         if case.peak == "sgemm":
             assert case.gemm is not None
             gm, gk, gn = case.gemm
@@ -288,6 +359,12 @@ def main() -> None:
             ours = f"{flops / t / 1e9:6.1f} GF/s"
             peak = f"{2 * gm * gk * gn / peak_t / 1e9:6.1f} GF/s"
             ratio = t / (peak_t * flops / (2 * gm * gk * gn))
+        elif case.peak == "read":
+            moved = case.reads
+            peak_t = _read_bandwidth_s(moved, args.threads, args.runs)
+            ours = f"{moved / t / 1e9:6.1f} GB/s"
+            peak = f"{moved / peak_t / 1e9:6.1f} GB/s"
+            ratio = t / peak_t
         else:
             src = inputs[0]
             dst = np.empty_like(src)

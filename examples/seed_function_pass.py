@@ -4,12 +4,11 @@
 1. A ``function_pass`` class whose instances replace every function of a module
    with a given one; the pass runs InferType afterwards, so the result equals
    ``InferType()(IRModule.from_expr(f1))["main"]``.
-2. A ``function_pass`` function doubling every variable: ``myLog(x) = log(x)``
-   becomes ``log(x + x)``.
+2. A ``function_pass`` function doubling every variable and constant with an
+   ``ExprFunctor``: ``myLog(x) = log(x)`` becomes ``log(x + x)``.
 
-Ported from TVM by changing the imports, and the IR construction of the doubling
-pass: TVM's version rebuilds the function with an ``ExprMutator``, here the pass
-rewrites the ``func.func`` in place with xDSL.
+Ported from TVM by changing the imports: the pass functions receive each function
+as a ``relay.Function`` and return one, as in TVM.
 
     .venv/bin/python examples/seed_function_pass.py
 """
@@ -19,19 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.func import FuncOp
 
-from xrelay import pass_manager as transform  # tvm.transform / relay.transform
 from xrelay import relay  # from tvm import relay
-from xrelay.dialects.relay import AddOp, ConstantOp
-
-
-def structural_equal(a: FuncOp, b: FuncOp) -> bool:
-    """``tvm.ir.structural_equal`` for two functions: xDSL compares detached ops, and
-    a Relay function has no name of its own (it is bound to a GlobalVar)."""
-    b = b.clone()
-    b.sym_name = a.sym_name
-    return a.clone().is_structurally_equivalent(b)
+from xrelay.ir import structural_equal  # from tvm.ir import structural_equal
+from xrelay.relay import transform  # from tvm.relay import transform
+from xrelay.relay.expr_functor import ExprFunctor
 
 
 def test_function_class_pass() -> None:
@@ -43,8 +34,8 @@ def test_function_class_pass() -> None:
             self.new_func = new_func
 
         def transform_function(
-            self, func: FuncOp, mod: Any, ctx: transform.PassContext
-        ) -> Any:
+            self, func: relay.Function, mod: Any, ctx: transform.PassContext
+        ) -> relay.Function:
             return self.new_func
 
     x = relay.var("x", shape=(10, 20))
@@ -57,39 +48,50 @@ def test_function_class_pass() -> None:
     mod = fpass(mod)
     # wrap in expr
     mod2 = relay.IRModule.from_expr(f1)
-    mod2 = transform.get_pass("InferType")(mod2)
+    mod2 = transform.InferType()(mod2)
     assert structural_equal(mod["main"], mod2["main"])
     print("TestReplaceFunc: main is now f1")
     print(mod)
 
 
-def double_vars(func: FuncOp) -> FuncOp:
-    """Every parameter ``v`` (and constant) used by ``func`` becomes ``v + v``."""
-    block = func.body.block
-    first = block.first_op
-    assert first is not None
-    for arg in block.args:
-        twice = AddOp.make([arg, arg])
-        block.insert_op_before(twice, first)
-        arg.replace_uses_with_if(
-            twice.results[0], lambda use, t=twice: use.operation is not t
+class DoubleValues(ExprFunctor):
+    """Every variable ``v`` and constant ``c`` becomes ``v + v`` / ``c + c``."""
+
+    def visit_constant(self, const: relay.Constant) -> relay.Expr:
+        return relay.add(const, const)
+
+    def visit_var(self, var: relay.Var) -> relay.Expr:
+        return relay.add(var, var)
+
+    def visit_call(self, call: relay.Call) -> relay.Expr:
+        new_op = self.visit(call.op)
+        new_args = [self.visit(arg) for arg in call.args]
+        return relay.Call(new_op, new_args, call.attrs)
+
+    def visit_global_var(self, gvar: relay.GlobalVar) -> relay.Expr:
+        return gvar
+
+    def visit_op(self, op: Any) -> Any:
+        return op
+
+    def visit_function(self, fn: relay.Function) -> relay.Function:
+        new_body = self.visit(fn.body)
+        return relay.Function(
+            list(fn.params), new_body, fn.ret_type, fn.type_params, fn.attrs
         )
-    for const in [op for op in func.walk() if isinstance(op, ConstantOp)]:
-        twice = AddOp.make([const.results[0], const.results[0]])
-        parent = const.parent_block()
-        assert parent is not None
-        parent.insert_op_after(twice, const)
-        const.results[0].replace_uses_with_if(
-            twice.results[0], lambda use, t=twice: use.operation is not t
-        )
-    return func
+
+
+def double_vars(func: relay.Function) -> relay.Function:
+    return DoubleValues().visit(func)
 
 
 class OptTester:
     def __init__(self, mod: relay.IRModule):
         self.mod = mod
 
-    def transform(self, node: FuncOp, ctx: transform.PassContext) -> FuncOp:
+    def transform(
+        self, node: relay.Function, ctx: transform.PassContext
+    ) -> relay.Function:
         return double_vars(node)
 
 
@@ -107,14 +109,18 @@ def test_function_pass() -> None:
     opt_tester = OptTester(mod)
 
     @transform.function_pass(opt_level=opt_level, name=pass_name)
-    def func_transform(expr: FuncOp, mod: Any, ctx: transform.PassContext) -> FuncOp:
+    def func_transform(
+        expr: relay.Function, mod: Any, ctx: transform.PassContext
+    ) -> relay.Function:
         return opt_tester.transform(expr, ctx)
 
     assert isinstance(func_transform, transform.FunctionPass)
     assert func_transform.info.name == pass_name
     assert func_transform.info.opt_level == opt_level
 
-    def direct_transform(expr: FuncOp, mod: Any, ctx: transform.PassContext) -> FuncOp:
+    def direct_transform(
+        expr: relay.Function, mod: Any, ctx: transform.PassContext
+    ) -> relay.Function:
         return opt_tester.transform(expr, ctx)
 
     mod_pass = transform.function_pass(direct_transform, opt_level=0)

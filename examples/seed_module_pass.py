@@ -91,7 +91,7 @@ def main() -> None:
 
     # myAbs equals abs(x) after type inference, myAdd is unchanged
     gv, abs_func = get_var_func()
-    ref = transform.get_pass("InferType")(relay.IRModule({gv: abs_func}))
+    ref = relay.transform.InferType()(relay.IRModule({gv: abs_func}))
     assert structural_equal(ret["myAbs"], ref["myAbs"])
     assert structural_equal(ret["myAdd"], mod["myAdd"])
     print("myAbs == InferType(abs(x)), myAdd unchanged")

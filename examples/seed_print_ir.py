@@ -7,9 +7,7 @@ tutorial).
    ``print_ir(mod, info, is_before)`` around every leaf pass.
 3. The same with a ``pass_instrument`` class (the form that replaced ``trace``).
 
-Ported from TVM by changing the imports (passes are looked up by their TVM names;
-one that xrelay does not have yet is reported and left out; there is no
-``tvm.target`` scope).
+Ported from TVM by changing the imports.
 
     .venv/bin/python examples/seed_print_ir.py
 """
@@ -20,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from xrelay import pass_manager as transform  # tvm.transform / relay.transform
 from xrelay import relay  # from tvm import relay
+from xrelay.relay import transform  # from tvm.relay import transform
+from xrelay.target import Target  # tvm.target.Target
 
 
 def example() -> relay.Function:
@@ -40,23 +39,14 @@ def example() -> relay.Function:
     return relay.Function([x, weight], z2)
 
 
-def get_pass(name: str) -> list[transform.Pass]:
-    """``[relay.transform.<name>()]``, or ``[]`` if xrelay does not have it yet."""
-    try:
-        return [transform.get_pass(name)]
-    except transform.UnknownPassError:
-        print(f"note: {name} is not registered yet; left out")
-        return []
-
-
 def make_seq() -> transform.Sequential:
     return transform.Sequential(
         [
-            *get_pass("FoldConstant"),
+            transform.FoldConstant(),
             transform.PrintIR(),
-            *get_pass("EliminateCommonSubexpr"),
-            *get_pass("FuseOps"),
-            *get_pass("AlterOpLayout"),
+            transform.EliminateCommonSubexpr(),
+            transform.FuseOps(),
+            transform.AlterOpLayout(),
         ]
     )
 
@@ -83,18 +73,18 @@ def main() -> None:
     seq = make_seq()
 
     # 1. PrintIR in the pipeline (stderr)
-    with transform.PassContext(opt_level=3):
+    with transform.PassContext(opt_level=3), Target("llvm"):
         seq(mod)
 
     # 2. the trace callback
     print("== trace=print_ir")
-    with transform.PassContext(opt_level=3, trace=print_ir):
+    with transform.PassContext(opt_level=3, trace=print_ir), Target("llvm"):
         mod1 = seq(mod)
     print(mod1)
 
     # 3. the instrument
     print("== instruments=[PrintIR()]")
-    with transform.PassContext(opt_level=3, instruments=[PrintIR()]):
+    with transform.PassContext(opt_level=3, instruments=[PrintIR()]), Target("llvm"):
         mod2 = seq(mod)
     print(mod2)
 

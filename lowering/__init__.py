@@ -78,7 +78,10 @@ Decisions
   convolution rows, :func:`.tiling.gemm_tile` for the matrix products, which are
   written with ``vector`` ops: ``mr`` rows times ``nv`` vectors of sums,
   :mod:`.kernels.gemm`; override
-  ``XRELAY_TILE_ROWS``). A plain ``conv2d`` (one AlterOpLayout did not block)
+  ``XRELAY_TILE_ROWS``). Operands contiguous along the reduction (a plain
+  ``dense`` weight, a transposed ``batch_matmul`` operand of a product with few
+  rows) run dot-product tiles instead (:func:`.tiling.dot_tile`: vector sums
+  along ``K``, their lanes added once). A plain ``conv2d`` (one AlterOpLayout did not block)
   repacks its weights into a kernel scratch buffer (``OpLowering.scratch``) and runs
   the same tiles (``batch_matmul`` likewise repacks a transposed ``y``). Products
   are accumulated with a fused multiply-add (``math.fma``, one rounding) in the

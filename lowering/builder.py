@@ -723,6 +723,20 @@ class KernelBuilder:
         """A vector of ``lanes`` copies of the scalar ``value``."""
         return self.result(vector.BroadcastOp(value, VectorType(value.type, [lanes])))
 
+    def vsum(self, value: SSAValue, acc: SSAValue) -> SSAValue:
+        """``acc`` plus the sum of the lanes of the float vector ``value``
+        (``vector.reduction <add>``; the lowering adds the lanes pairwise)."""
+        ty = value.type
+        assert isinstance(ty, VectorType)
+        elem = cast(VectorType[Any], ty).element_type
+        assert acc.type == elem, (acc.type, elem)
+        op = vector.ReductionOp.create(
+            operands=[value, acc],
+            result_types=[elem],
+            properties={"kind": vector.CombiningKindAttr(vector.CombiningKindFlag.ADD)},
+        )
+        return self.result(op)
+
     # -- scalar arithmetic ---------------------------------------------------------------
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -907,7 +921,9 @@ class KernelBuilder:
         return self.result(self._MATH[name](*args))
 
     def cast(self, value: SSAValue, src: DType, dst: DType) -> SSAValue:
-        """numpy's ``astype`` from ``src`` to ``dst``: floats to integers truncate,
+        """numpy's ``astype`` from ``src`` to ``dst``: floats to integers truncate and
+        saturate (NaN is 0, out of range the type's minimum or maximum:
+        ``fptosi.sat``, as :func:`xrelay.dialects.relay.dtypes.float_to_int`),
         anything to ``bool`` is ``!= 0``, ``bool`` is 0 or 1."""
         if src == dst:
             return value

@@ -289,7 +289,10 @@ class _GroupLowering:
     def lowering(self, op: Operation) -> OpLowering:
         found = lowering_for(op)
         if found is None:
-            raise LoweringError(f"{op.name}: no lowering for this op yet", op)
+            hint = op.LOWERING_HINT if isinstance(op, RelayOp) else ""
+            raise LoweringError(
+                f"{op.name}: no lowering for this op yet{hint and '; ' + hint}", op
+            )
         return found
 
     def is_inlined(self, op: Operation) -> bool:

@@ -34,6 +34,7 @@ from xrelay.lowering.memory_plan import arena_size, host_function, plan_memory
 from xrelay.lowering.parallel import lower_in_parts, plan_parts, requested_jobs
 from xrelay.lowering.scalar_types import tensor_info
 from xrelay.lowering.stages import stage
+from xrelay.lowering.work_bound import check_work
 from xrelay.runtime.artifact import interface_global
 from xrelay.runtime.jit import join_parts
 from xrelay.runtime.spec import KernelCall, ModelSpec, TensorSpec
@@ -119,6 +120,7 @@ def lower_model(
     :mod:`xrelay.lowering.parallel`)."""
     if jobs is None:
         jobs = requested_jobs()
+    check_work(module)  # a run of hours (a huge broadcast) is refused here
     work = module if in_place else module.clone()
     stage_boundary()
     with stage("relay->kernels"):

@@ -195,3 +195,47 @@ def gemm_tile(rows: int, vectors: int) -> tuple[int, int]:
             if best is None or key < best:
                 best, best_tile = key, (mr, nv)
     return best_tile
+
+
+DOT_MAX_ROWS = 8
+"""A product of at most this many rows (a matrix-vector product, a query row
+against a KV cache) whose right operand comes transposed (``[N, K]``) reads it
+along ``K`` with dot-product tiles (:func:`dot_tile`) rather than copying it into
+``[K, N]`` first: the copy would move the operand three times for the one read
+the product needs."""
+
+DOT_MAX_UNITS = 8
+"""Upper bound of the outputs per row of a dot-product register tile
+(:func:`dot_tile`)."""
+
+
+def dot_tile(rows: int, units: int) -> tuple[int, int]:
+    """``(mr, nu)``: the register tile of a matrix product whose right operand is
+    read along the reduction axis (``w [units, K]``, one contiguous row per output
+    column): ``mr`` rows times ``nu`` columns of vector sums, carried through the
+    reduction loop and added across their lanes at the end. Each step loads ``mr``
+    vectors of the left operand and ``nu`` of the right one, so the sums, the
+    ``mr`` left vectors and one right vector must fit the vector registers (and
+    the sums :data:`MAX_GEMM_SUMS`, ``nu`` :data:`DOT_MAX_UNITS`). Among those, the
+    tile with the fewest issue slots over the whole output (:func:`_gemm_cost`),
+    then the most sums, then the most rows.
+
+    ``XRELAY_TILE_ROWS`` caps ``mr`` (see the module docstring)."""
+    unit = host_vector_unit()
+    cap_rows = _override()
+    limit = max(1, rows) if cap_rows is None else max(1, min(rows, cap_rows))
+    best: tuple[int, int, int] | None = None
+    best_tile = (1, 1)
+    for mr in range(1, limit + 1):
+        nu = min(
+            DOT_MAX_UNITS,
+            max(1, units),
+            (unit.registers - 1 - mr) // mr,
+            MAX_GEMM_SUMS // mr,
+        )
+        if nu < 1:
+            break
+        key = (_gemm_cost(max(1, rows), max(1, units), mr, nu), -mr * nu, -mr)
+        if best is None or key < best:
+            best, best_tile = key, (mr, nu)
+    return best_tile

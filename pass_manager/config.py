@@ -160,6 +160,14 @@ FOLD_MAX_ELEMENTS = register_config(
     "FoldConstant leaves an op alone when one of its results has more elements "
     "(bounded work and memory for huge broadcasts)",
 )
+MAX_WORK = register_config(
+    "xrelay.max_work",
+    int,
+    1 << 36,
+    "xrelay.build refuses a program whose run would cost more (elements computed or "
+    "read, plus multiply-adds: about 2**31 for ResNet-18) instead of compiling code "
+    "that runs for hours (huge broadcasts)",
+)
 FUSE_LINK_PARAMS = register_config(
     "relay.FuseOps.link_params", bool, False, "keep constants inside fused functions"
 )

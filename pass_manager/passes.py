@@ -417,6 +417,7 @@ class FunctionPass(Pass):
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
         before = _function_names(op)
+        outlined: set[str] = set()
         user_mod = kind.wrap(op)
         block = op.body.block
         analyses = ctx.analyses
@@ -424,16 +425,17 @@ class FunctionPass(Pass):
             if func.parent is not block:  # removed on the way: reported below
                 continue
             analyses.reported = None
-            new = self.pass_func(func, user_mod, ctx)
-            if not isinstance(new, FuncOp):
-                new = _as_func_op(new, func, self.info.name)
+            new, local = self.transform(func, user_mod, ctx)
+            for made in local:  # outlined local functions of a returned Function
+                block.insert_op_before(made, func)
+                outlined.add(made.sym_name.data)
             if new is not func:
                 _replace_function(op, func, new)
                 analyses.invalidate_function(func)
             else:  # what the pass function said it kept (``analyses.preserve``)
                 analyses.invalidate_function(func, analyses.reported)
             analyses.reported = None
-        after = _function_names(op)
+        after = [name for name in _function_names(op) if name not in outlined]
         if after != before:
             added = sorted(set(after) - set(before))
             removed = sorted(set(before) - set(after))
@@ -445,6 +447,17 @@ class FunctionPass(Pass):
         from xrelay.pass_manager.registry import get_pass
 
         return run_pass(get_pass("InferType"), op, ctx, kind, copy=False)
+
+    def transform(
+        self, func: FuncOp, mod: Any, ctx: PassContext
+    ) -> tuple[FuncOp, list[FuncOp]]:
+        """Run the pass function on ``func``: the function replacing it (``func``
+        itself when it was kept or changed in place), and the local functions the
+        replacement calls, to be added to the module."""
+        new = self.pass_func(func, mod, ctx)
+        if not isinstance(new, FuncOp):
+            new = _as_func_op(new, func, self.info.name)
+        return new, []
 
 
 def _as_func_op(result: Any, func: FuncOp, pass_name: str) -> FuncOp:
@@ -577,7 +590,41 @@ class _PyModulePass(ModulePass):
 class _PyFunctionPass(FunctionPass):
     """A function pass mutates the module by design (it replaces the functions and
     runs InferType; pass functions may rewrite a function in place), so
-    ``testing.immutable_module`` gives it a private copy instead of checking it."""
+    ``testing.immutable_module`` gives it a private copy instead of checking it.
+
+    As in TVM, the pass function receives a ``relay.Function``: the view of the
+    ``func.func`` that ``mod[name]`` gives (``.params``, ``.body``, ``.attrs``; the
+    ``func.func``'s own attributes, ``walk()`` and ``.body.block`` still answer, for
+    functions written against the op). It may return that view (kept, or changed in
+    place), a ``func.func``, or a ``relay.Function`` (an ``ExprMutator``'s result),
+    which is built in the module: GlobalVars and the local functions the view's
+    body calls resolve there, and new local functions are outlined next to it."""
+
+    def transform(
+        self, func: FuncOp, mod: Any, ctx: PassContext
+    ) -> tuple[FuncOp, list[FuncOp]]:
+        from xrelay.frontend.relay.emitter import BuildError, emit_function
+        from xrelay.frontend.relay.function import Function
+        from xrelay.frontend.relay.function_view import FunctionView
+        from xrelay.frontend.relay.module import IRModule
+
+        view: Any = FunctionView(func)
+        new = self.pass_func(view, mod, ctx)
+        if isinstance(new, FunctionView):
+            return new.func_op, []
+        if isinstance(new, FuncOp):
+            return new, []
+        module = func.parent_op()
+        if not isinstance(new, Function) or not isinstance(module, ModuleOp):
+            return _as_func_op(new, func, self.info.name), []
+        name = func.sym_name.data
+        try:
+            return emit_function(new, name, IRModule(module))
+        except BuildError as e:
+            raise PassContractError(
+                f"function pass {self.info.name} returned a relay.Function for @{name} "
+                f"that cannot be built: {e}"
+            ) from None
 
 
 def _creator(

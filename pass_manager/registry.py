@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from xrelay.load_once import LoadOnce
 from xrelay.pass_manager.passes import Pass
 
 
@@ -55,7 +56,6 @@ class PassListing:
 
 _BY_NAME: dict[str, PassEntry] = {}
 _BY_PIPELINE: dict[str, PassEntry] = {}
-_loaded = False
 
 
 def pipeline_name_of(name: str) -> str:
@@ -114,14 +114,16 @@ def _first_line(doc: str | None) -> str:
     return " ".join((doc or "").strip().split("\n\n")[0].split())
 
 
-def _load() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        importlib.import_module("xrelay.transforms")  # registers Relay's passes
-        importlib.import_module("xrelay.lowering")  # registers the lowering passes
-        importlib.import_module("xrelay.tools.test_passes")  # test-break-ir
-        importlib.import_module("xrelay.tools.view_graph")  # view-graph
+def _import_passes() -> None:
+    importlib.import_module("xrelay.transforms")  # registers Relay's passes
+    importlib.import_module("xrelay.lowering")  # registers the lowering passes
+    importlib.import_module("xrelay.tools.test_passes")  # test-break-ir
+    importlib.import_module("xrelay.tools.view_graph")  # view-graph
+
+
+_load = LoadOnce(_import_passes)
+"""Imports the modules registering xrelay's passes, once per process; a concurrent
+first lookup waits until every pass is registered."""
 
 
 _TVM_PREFIXES = ("relay._transform.", "relay.transform.", "transform.")

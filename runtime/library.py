@@ -50,6 +50,7 @@ from xrelay.runtime.jit import (
     object_codes,
     stop_team_when_freed,
 )
+from xrelay.runtime.ndarray import Device, DeviceError
 from xrelay.runtime.spec import Array, ModelSpec
 from xrelay.version import xrelay_version
 
@@ -84,6 +85,41 @@ class _Runnable:
             return GraphModule(self.profiled_variant())
         return GraphModule(self.executable)
 
+    # -- TVM's factory module (what ``relay.build`` returns) ---------------------------
+
+    def __getitem__(self, name: str) -> Callable[..., GraphModule]:
+        """``lib["default"](dev)``: a new executor of the model on the CPU device
+        ``dev`` (TVM's graph executor factory); wrap it in
+        ``xrelay.contrib.graph_executor.GraphModule`` as TVM scripts do."""
+        if name != "default":
+            raise KeyError(
+                f"the library has no module {name!r} (the executor factory is "
+                "lib['default'])"
+            )
+
+        def make(*devices: Any) -> GraphModule:
+            for dev in devices:
+                if not isinstance(dev, Device):
+                    raise DeviceError(
+                        f"xrelay runs on the CPU only: {dev!r} is not a CPU device "
+                        "(use xrelay.cpu(0))"
+                    )
+            return self.create()
+
+        return make
+
+    def get_lib(self) -> _Runnable:
+        """The compiled code (the library itself: code and weights are one)."""
+        return self
+
+    def get_params(self) -> dict[str, Any]:
+        """No separate parameters: weights are bound into the library."""
+        return {}
+
+    def get_graph_json(self) -> str:
+        """The model's interface as JSON (inputs, outputs, arena, weights' layout)."""
+        return self.spec.to_json()
+
     def profiled_variant(self) -> Executable:
         """The model built with profiling (:mod:`xrelay.runtime.profile`)."""
         rebuild = self.rebuild_profiled
@@ -116,6 +152,10 @@ class _Runnable:
         if module is None:
             module = self.create()
             local.module = module
+        if not named and len(arrays) == module.get_num_inputs():
+            # every input, in order: the fast path
+            outs = module.call(arrays)
+            return outs[0] if len(outs) == 1 else tuple(outs)
         if len(arrays) > module.get_num_inputs():
             raise ExecutorError(
                 f"the model takes {module.get_num_inputs()} inputs, {len(arrays)} were given"

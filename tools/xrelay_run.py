@@ -532,6 +532,7 @@ def _build_llvm(
     profile: bool = False,
 ) -> Any:
     from xrelay import relay
+    from xrelay.lowering.work_bound import WorkLimitError
 
     build = llvm_build()
     assert build is not None
@@ -546,6 +547,8 @@ def _build_llvm(
         )
     except UserError:
         raise
+    except WorkLimitError as e:  # the interpreter would not end either: no fallback
+        raise RunError(f"{model.name}: {first_line(str(e))}") from e
     except Exception as e:
         raise LLVMBuildError(
             f"{model.name}: cannot compile for llvm: {first_line(str(e))}"

@@ -13,7 +13,11 @@ hook, Relay's ``FTVMAlterOpLayout``. On CPU targets (the default, ``llvm``):
   (``B`` packed from ``CN``, or from ``NC`` with ``transpose_b``);
 
 block sizes from :mod:`xrelay.dialects.relay.cpu_layout` (channels without a block
-larger than 1 leave the op alone). The ops between blocked convolutions follow the
+larger than 1 leave the op alone). Before that, each op is asked whether it splits
+into ops the target's layouts suit (``split_for_layout``): a dense with a constant
+weight whose units no block divides (a language model's 50257 outputs) becomes a
+dense over the leading units that blocks hold (then packed) and one over the few
+after them, concatenated. The ops between blocked convolutions follow the
 blocked layout through their layout rules, and ``layout_transform``s are inserted where
 layouts meet (on a weight constant, FoldConstant then folds the transform away); the
 function's results go back to their original layouts (see
@@ -34,9 +38,11 @@ from typing import Any
 
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.op_attrs import ALTER_OP_LAYOUT, get_op_attr
+from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
 from xrelay.target import current_target_text
 from xrelay.transforms._layout_rewrite import LayoutRewriter
@@ -54,7 +60,36 @@ def alter_op_layout(func: FuncOp, target: str = "llvm") -> bool:
             return run_alter_hook(user, op, types)
         return op.alter_layout(target, types)
 
-    return LayoutRewriter(hook).rewrite(func)
+    split = split_for_layout(func, target)
+    return LayoutRewriter(hook).rewrite(func) or split
+
+
+def split_for_layout(func: FuncOp, target: str) -> bool:
+    """Ask every op of ``func`` whether it splits into ops the target's layouts
+    suit (``split_for_layout``: a dense whose units no block divides becomes a
+    packable dense and a small one, concatenated); replace those that do. True if
+    anything changed."""
+    changed = False
+    for op in list(func.walk()):
+        split = getattr(op, "split_for_layout", None)
+        if not isinstance(op, RelayOp) or split is None:
+            continue
+        if get_op_attr(op.name, ALTER_OP_LAYOUT) is not None:
+            continue  # a registered hook decides the op's layout alone
+        found = split(target)
+        if found is None:
+            continue
+        ops, value = found
+        Rewriter.insert_op(ops, InsertPoint.before(op))
+        old = list(op.operands)
+        op.results[0].replace_all_uses_with(value)
+        Rewriter.erase_op(op)
+        for operand in old:
+            owner = operand.owner
+            if isinstance(owner, ConstantOp) and not owner.result.uses:
+                Rewriter.erase_op(owner)
+        changed = True
+    return changed
 
 
 @register_pass(

@@ -20,13 +20,18 @@ The rules (Relay's ``fold_constant.cc`` on SSA):
   op's ``dtype``);
 * an op with a result of more than ``relay.FoldConstant.max_elements`` elements
   (PassContext config, 2**24 by default) is left alone (xrelay's bound: folding a
-  broadcast to 1e11 x 1e11 would never end).
+  broadcast to 1e11 x 1e11 would never end), unless the op is a pure re-layout
+  (``RELAYOUT``: a layout transform, transpose, reshape...) whose result is no
+  larger than its operand: its cost is bounded by the constant already there, and
+  a large weight's packing is then done once at build time, not on every run.
 
 Values left unused by a fold (the folded op's constant operands, a projected tuple,
 the condition of an inlined ``if``) are erased when they are pure and have no
 regions, as the unreachable nodes of Relay's graph disappear.
 
-Relay's ``fold_qnn`` option is accepted and ignored (xrelay has no QNN ops).
+QNN ops (``relay.qnn.*``) are folded only with ``fold_qnn=True`` (Relay's option:
+by default they are left for QnnCanonicalize, which keeps the quantized constants
+visible to later passes).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay import dtypes
 from xrelay.dialects.relay.base import DYN, RelayOp, Value
+from xrelay.dialects.relay.qnn import QnnOp
 from xrelay.dialects.relay.structural import (
     ConstantOp,
     IfOp,
@@ -153,8 +159,9 @@ def _elements(ty: Attribute) -> float:
 
 
 class _Folder:
-    def __init__(self, max_elements: int = 1 << 24) -> None:
+    def __init__(self, max_elements: int = 1 << 24, fold_qnn: bool = False) -> None:
         self.max_elements = max_elements
+        self.fold_qnn = fold_qnn
         self.changed = False
 
     def run_block(self, block: Block) -> None:
@@ -220,7 +227,9 @@ class _Folder:
     def fold_op(self, op: RelayOp) -> None:
         if not op.operands or op.STATEFUL or is_fill(op):
             return
-        if any(_elements(r.type) > self.max_elements for r in op.results):
+        if isinstance(op, QnnOp) and not self.fold_qnn:
+            return
+        if self.too_big(op):
             return  # too big to materialise: left to run time
         args: list[Value] = []
         for operand in op.operands:
@@ -248,6 +257,14 @@ class _Folder:
             ) from e
         self.replace(op, new)
 
+    def too_big(self, op: RelayOp) -> bool:
+        """Whether a result of ``op`` exceeds the bound on folded elements (a
+        re-layout no larger than its operand never does)."""
+        size = max((_elements(r.type) for r in op.results), default=0)
+        if size <= self.max_elements:
+            return False
+        return not (op.RELAYOUT and size <= sum(_elements(v.type) for v in op.operands))
+
     def replace(self, op: Operation, values: Sequence[SSAValue]) -> None:
         operands = list(op.operands)
         for res, new in zip(op.results, values, strict=True):
@@ -258,13 +275,15 @@ class _Folder:
         self.changed = True
 
 
-def fold_constants(func: FuncOp, max_elements: int | None = None) -> bool:
+def fold_constants(
+    func: FuncOp, max_elements: int | None = None, fold_qnn: bool = False
+) -> bool:
     """Fold the constants of one function in place; True if anything changed.
     ``max_elements``: the largest result folded (default: the context's
-    ``relay.FoldConstant.max_elements``)."""
+    ``relay.FoldConstant.max_elements``); ``fold_qnn``: fold QNN ops too."""
     if max_elements is None:
         max_elements = int(PassContext.current().get_config(FOLD_MAX_ELEMENTS.name))
-    folder = _Folder(max_elements)
+    folder = _Folder(max_elements, fold_qnn)
     for block in func.body.blocks:
         folder.run_block(block)
     return folder.changed
@@ -278,14 +297,13 @@ class FoldConstant(FunctionPass):
     """Evaluate ops whose operands are all constants, project tuples of known
     fields, pick the branch of an ``if`` with a constant condition and fold
     ``shape_of`` on static shapes (Relay's FoldConstant: function pass, opt_level
-    2). ``fold_qnn`` is accepted for compatibility (xrelay has no QNN ops)."""
+    2). QNN ops are folded only with ``fold_qnn``."""
 
     def __init__(self, fold_qnn: bool = False) -> None:
         self.fold_qnn = fold_qnn
         super().__init__(self._run, PassInfo(2, "FoldConstant"))
 
-    @staticmethod
-    def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        if not fold_constants(func):
+    def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
+        if not fold_constants(func, fold_qnn=self.fold_qnn):
             ctx.analyses.preserve()  # nothing changed
         return func

@@ -3,7 +3,10 @@
 ``from xrelay import relay`` gives the ``tvm.relay``-shaped builder API
 (:mod:`xrelay.frontend.relay`); ``xrelay.build(mod, target="llvm", params=...)``
 compiles a module for the CPU (:mod:`xrelay.build`). Both are imported on first use,
-so ``import xrelay`` stays light (it loads neither xDSL, ONNX nor llvmlite).
+so ``import xrelay`` stays light (it loads neither xDSL, ONNX nor llvmlite). TVM's
+top-level names a script uses are here too, as ``tvm.<name>`` is:
+``xrelay.transform.PassContext``, ``xrelay.IRModule``, ``xrelay.cpu(0)``,
+``xrelay.nd.array``, ``xrelay.runtime.load_module``, ``xrelay.contrib.graph_executor``.
 """
 
 from __future__ import annotations
@@ -27,4 +30,22 @@ def __getattr__(name: str) -> object:
         # function replaces it (the module is callable too, see xrelay/build.py)
         globals()["build"] = build
         return build
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"xrelay.{name}")
+    if name in _RUNTIME_NAMES:
+        from xrelay.runtime import ndarray
+
+        return getattr(ndarray, name)
+    if name == "IRModule":
+        from xrelay.frontend.relay.module import IRModule
+
+        return IRModule
     raise AttributeError(f"module 'xrelay' has no attribute {name!r}")
+
+
+_SUBMODULES = ("contrib", "ir", "nd", "runtime", "target", "transform")
+"""TVM's ``tvm.<name>`` modules, imported on first use (``xrelay.transform.PassContext``)."""
+_RUNTIME_NAMES = ("cpu", "device", "Device")
+"""``xrelay.cpu(0)`` / ``xrelay.device("cpu", 0)`` (TVM's ``tvm.cpu``)."""

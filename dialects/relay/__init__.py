@@ -38,6 +38,8 @@ from xrelay.dialects.relay.normalization import *  # noqa: F403
 from xrelay.dialects.relay.normalization import NORMALIZATION_OPS
 from xrelay.dialects.relay.pooling import *  # noqa: F403
 from xrelay.dialects.relay.pooling import POOLING_OPS
+from xrelay.dialects.relay.qnn import *  # noqa: F403
+from xrelay.dialects.relay.qnn import QNN_OPS
 from xrelay.dialects.relay.reduce import *  # noqa: F403
 from xrelay.dialects.relay.reduce import REDUCE_OPS
 from xrelay.dialects.relay.structural import *  # noqa: F403
@@ -85,6 +87,7 @@ ALL_OPS: list[type[RelayOp]] = [
     *LINALG_OPS,
     *IMAGE_OPS,
     *VISION_OPS,
+    *QNN_OPS,
 ]
 """Every op of the dialect."""
 

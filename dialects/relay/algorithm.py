@@ -47,7 +47,7 @@ from xrelay.dialects.relay.base import (
     str_prop,
     tensor,
 )
-from xrelay.dialects.relay.dtypes import is_int, numpy_dtype
+from xrelay.dialects.relay.dtypes import astype, is_int, numpy_dtype
 
 # ---------------------------------------------------------------------------------------
 # Scans
@@ -88,7 +88,7 @@ class _ScanOp(RelayOp):
     def compute(self, *args: Any) -> Any:
         x: Array = args[0]
         if self.dtype is not None:
-            x = x.astype(numpy_dtype(self.dtype))
+            x = astype(x, numpy_dtype(self.dtype))
         if self.axis is None:
             x, axis = x.reshape(-1), 0
         else:

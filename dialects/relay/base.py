@@ -344,6 +344,16 @@ class RelayOp(IRDLOperation):
     STATEFUL: ClassVar[bool] = False
     """Relay's ``TOpIsStateful``: never folded or merged by CSE."""
 
+    LOWERING_HINT: ClassVar[str] = ""
+    """What to do when the op reaches the lowering, which has no kernel for it (added
+    to the "no lowering" error: the QNN ops name the pass that rewrites them)."""
+
+    RELAYOUT: ClassVar[bool] = False
+    """The op only moves its one operand's elements into a new shape or order (a
+    layout transform, transpose, reshape): FoldConstant folds it on a constant
+    whatever its size, as long as the result is no larger than the operand (packing
+    a large weight once at build time rather than on every run)."""
+
     traits = traits_def(Pure(), KnownAttributes())
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -592,9 +602,5 @@ def _cast_value(value: Value, ty: Attribute) -> Value:
     if isinstance(ty, TensorType | UnrankedTensorType):
         npd = dtypes.numpy_dtype(ty.element_type)
         arr = np.asarray(value)
-        if arr.dtype != npd:
-            arr = (
-                dtypes.to_bfloat16(arr) if dtypes.is_bfloat16(npd) else arr.astype(npd)
-            )
-        return arr
+        return dtypes.astype(arr, npd)
     return value

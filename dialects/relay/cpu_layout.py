@@ -7,6 +7,9 @@ with block sizes from the tuning log or a fallback. xrelay has no tuning log: th
 sizes come from the functions below, which the ops' ``alter_layout`` hooks call.
 
 The fallback: the largest of :data:`BLOCK_CANDIDATES` that divides the channel count.
+A dense whose units no block divides is first split in two along its units
+(:func:`choose_dense_split`): the leading whole blocks packed, the few units after
+them a small dense of their own.
 A convolution with few input channels that no candidate divides (a first convolution
 on 3-channel images) takes all of them as one block (``NCHW3c``, as Relay's x86
 fallback does). Otherwise, when no candidate divides a count (the block would be 1),
@@ -114,3 +117,26 @@ def choose_dense_packing(units: int, in_features: int) -> int | None:
     ``[units/n, in_features, n]``), or ``None`` to leave the dense alone."""
     n = block_size(units)
     return n if n > 1 else None
+
+
+SPLIT_MIN_WEIGHT_BYTES = 1 << 20
+"""The smallest dense weight :func:`choose_dense_split` splits: a smaller one sits
+in the caches, where the plain dense's dot-product tiles run near the packed
+kernel, and the split's extra kernels (and the epilogue it can no longer fuse)
+would cost more than the packing saves."""
+
+
+def choose_dense_split(units: int, in_features: int, itemsize: int) -> int | None:
+    """For a dense whose ``units`` no block divides (GPT-2's 50257 outputs): how
+    many leading units to pack (the most that blocks of ``BLOCK_CANDIDATES[0]``
+    hold), the rest (fewer than a block) computed apart with the plain weight;
+    ``None`` when a block divides them (:func:`choose_dense_packing` packs them
+    all), there are fewer units than a block, or the weight (``units`` x
+    ``in_features`` values of ``itemsize`` bytes) is smaller than
+    :data:`SPLIT_MIN_WEIGHT_BYTES`."""
+    n = BLOCK_CANDIDATES[0]
+    if units < n or block_size(units) > 1:
+        return None
+    if units * in_features * itemsize < SPLIT_MIN_WEIGHT_BYTES:
+        return None
+    return units // n * n

@@ -124,6 +124,40 @@ def to_bfloat16(value: Any) -> np.ndarray[Any, Any]:
     return out.astype(np.uint16).view(BFLOAT16)
 
 
+def float_to_int(value: Any, dt: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """Floats converted to the integer dtype ``dt`` the way compiled code converts
+    them (LLVM's ``fptosi.sat`` / ``fptoui.sat``, onnxruntime's saturating casts):
+    truncated toward zero; NaN is 0; a value below or above ``dt``'s range (±inf
+    included) is ``dt``'s minimum or maximum. numpy leaves those undefined (on x86
+    ``INT_MIN`` for a NaN or an overflow); here every input has one result."""
+    x = np.asarray(value)
+    wide = x.astype(np.float64)  # exact for every float16, bfloat16, float32
+    info = np.iinfo(dt)
+    # float(info.max) rounds up to a power of two for 32/64-bit types: at or above
+    # it is out of range; float(info.min) is exact
+    high = wide >= float(info.max)
+    low = wide <= float(info.min)
+    safe = np.where(np.isnan(wide) | high | low, 0.0, np.trunc(wide))
+    out = safe.astype(dt)
+    out[high] = info.max
+    out[low] = info.min
+    return out
+
+
+def astype(value: Any, dt: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """``value`` as an array of dtype ``dt``: numpy's ``astype``, except that floats
+    become integers by :func:`float_to_int` (defined for every input) and become
+    ``bfloat16`` by :func:`to_bfloat16`."""
+    arr = np.asarray(value)
+    if arr.dtype == dt:
+        return arr
+    if dt.kind in "iu" and is_float_dtype(arr.dtype):
+        return float_to_int(arr, dt)
+    if is_bfloat16(dt):
+        return to_bfloat16(arr)
+    return arr.astype(dt)
+
+
 def is_float_dtype(dt: np.dtype[Any]) -> bool:
     """A numpy float dtype, ``bfloat16`` included (its numpy kind is ``"V"``)."""
     return dt.kind == "f" or is_bfloat16(dt)

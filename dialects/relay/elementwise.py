@@ -40,11 +40,10 @@ from xrelay.dialects.relay.base import (
     tensor,
 )
 from xrelay.dialects.relay.dtypes import (
-    is_bfloat16,
+    astype,
     is_bool,
     is_float,
     numpy_dtype,
-    to_bfloat16,
 )
 from xrelay.dialects.relay.layout import Layout
 from xrelay.dialects.relay.layout_rules import (
@@ -673,7 +672,13 @@ class ClipOp(UnaryOp):
 
 @irdl_op_definition
 class CastOp(RelayOp):
-    """``data`` converted to ``dtype`` elementwise."""
+    """``data`` converted to ``dtype`` elementwise.
+
+    A float becomes an integer by truncation toward zero, saturating: NaN is 0, and a
+    value outside the integer type's range (±inf included) is its minimum or maximum
+    (LLVM's ``fptosi.sat``, onnxruntime's casts; numpy leaves those undefined).
+    Interpreter and compiled code agree on every input
+    (:func:`~xrelay.dialects.relay.dtypes.float_to_int`)."""
 
     name = "relay.cast"
     data = operand_def(ANY_TENSOR)
@@ -700,12 +705,7 @@ class CastOp(RelayOp):
 
 
 def _cast_array(x: Array, npd: np.dtype[Any]) -> Array:
-    if npd.kind in "iu" and x.dtype.kind == "f":
-        with np.errstate(invalid="ignore"):
-            return np.trunc(x).astype(npd)
-    if is_bfloat16(npd):
-        return to_bfloat16(x)
-    return x.astype(npd)
+    return astype(x, npd)
 
 
 @irdl_op_definition

@@ -51,7 +51,7 @@ from xrelay.dialects.relay.base import (
     str_prop,
     tensor,
 )
-from xrelay.dialects.relay.dtypes import is_float
+from xrelay.dialects.relay.dtypes import astype, is_float
 
 GRID_SAMPLE_METHODS = ("bilinear", "nearest", "bicubic")
 GRID_SAMPLE_PADDING = ("zeros", "border", "reflection")
@@ -174,7 +174,7 @@ def grid_sample(
         return out
 
     start = np.ones(grid.shape[:1] + grid.shape[2:], dtype=bool)
-    return blend(0, [], start).astype(data.dtype)
+    return astype(blend(0, [], start), data.dtype)
 
 
 @irdl_op_definition

@@ -26,7 +26,7 @@ from xrelay.dialects.relay.base import (
     ranked,
     tensor,
 )
-from xrelay.dialects.relay.dtypes import is_float_dtype, numpy_dtype
+from xrelay.dialects.relay.dtypes import astype, is_float_dtype, numpy_dtype
 
 
 @irdl_op_definition
@@ -57,7 +57,7 @@ class DetOp(RelayOp):
     def compute(self, *args: Any) -> Any:
         x = np.asarray(args[0])
         work = np.float32 if x.dtype == np.float16 else x.dtype
-        return np.asarray(np.linalg.det(x.astype(work))).astype(x.dtype)
+        return astype(np.linalg.det(x.astype(work)), x.dtype)
 
 
 LINALG_OPS: list[type[RelayOp]] = [DetOp]

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
 
 from xrelay.dialects.relay.base import (
@@ -59,6 +59,7 @@ from xrelay.dialects.relay.base import (
 from xrelay.dialects.relay.cpu_layout import (
     choose_conv2d_blocking,
     choose_dense_packing,
+    choose_dense_split,
     choose_grouped_conv2d_blocking,
     is_cpu_target,
 )
@@ -73,6 +74,8 @@ from xrelay.dialects.relay.layout_rules import (
     layout_of,
     ndim_primal,
 )
+from xrelay.dialects.relay.structural import ConstantOp
+from xrelay.dialects.relay.transform import ConcatenateOp
 
 # ---------------------------------------------------------------------------------------
 # Helpers shared with the pooling ops
@@ -1033,6 +1036,42 @@ class DenseOp(RelayOp):
             return None
         return self.layout_variant(DensePackOp, {"weight_layout": f"NC{n}n"})
 
+    def split_for_layout(self, target: str) -> tuple[list[Operation], SSAValue] | None:
+        """A dense with a constant weight whose units no block divides, as the
+        concatenation (along the last axis) of a dense over the leading units that
+        blocks hold and one over the few units after them, each with its own slice
+        of the weight (constants: split once, at build time), so that
+        AlterOpLayout can pack the first
+        (:func:`~xrelay.dialects.relay.cpu_layout.choose_dense_split`); the new ops
+        (to insert before this one, in order) and the value replacing its result.
+        ``None``: not a CPU target, shapes not static, or nothing to split."""
+        weight = self.weight.owner
+        shapes = _static_shapes([self.data.type, self.weight.type])
+        if (
+            not is_cpu_target(target)
+            or not isinstance(weight, ConstantOp)
+            or shapes is None
+            or len(shapes[0]) < 2
+            or len(shapes[1]) != 2
+        ):
+            return None
+        array = weight.numpy()
+        split = choose_dense_split(*shapes[1], array.dtype.itemsize)
+        if split is None:
+            return None
+        ops: list[Operation] = []
+        parts: list[SSAValue] = []
+        for lo, hi in ((0, split), (split, shapes[1][0])):
+            const = ConstantOp(np.ascontiguousarray(array[lo:hi]))
+            attrs: dict[str, object] = {"out_dtype": self.out_dtype}
+            if self.units is not None:
+                attrs["units"] = hi - lo
+            dense = DenseOp.make([self.data, const.result], attrs)
+            ops += [const, dense]
+            parts.append(dense.result)
+        cat = ConcatenateOp.make(parts, {"axis": len(shapes[0]) - 1})
+        return [*ops, cat], cat.result
+
 
 @irdl_op_definition
 class DensePackOp(RelayOp):
@@ -1382,6 +1421,7 @@ class BatchFlattenOp(RelayOp):
     result = result_def(ANY_TENSOR)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    RELAYOUT: ClassVar[bool] = True
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")

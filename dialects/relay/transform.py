@@ -63,7 +63,7 @@ from xrelay.dialects.relay.base import (
     str_prop,
     tensor,
 )
-from xrelay.dialects.relay.dtypes import is_int, numpy_dtype
+from xrelay.dialects.relay.dtypes import astype, is_int, numpy_dtype
 from xrelay.dialects.relay.layout import Layout, transform_array
 from xrelay.dialects.relay.layout_rules import (
     InferredLayouts,
@@ -264,6 +264,8 @@ class ReshapeOp(_UnaryTransformOp):
     dim), -1 (infer), -2 (copy the rest), -3 (merge two dims), -4 (split a dim in two);
     with ``allowzero`` a 0 is a zero-sized dim. See :func:`reshape_shape`."""
 
+    RELAYOUT: ClassVar[bool] = True
+
     name = "relay.reshape"
     newshape = ints_prop()
     allowzero = bool_prop(False)
@@ -363,6 +365,8 @@ class TransposeOp(_UnaryTransformOp):
     """``data`` with its dims permuted by ``axes`` (absent: reversed); negative axes
     count from the end."""
 
+    RELAYOUT: ClassVar[bool] = True
+
     name = "relay.transpose"
     axes = opt_ints_prop()
 
@@ -407,6 +411,8 @@ class ExpandDimsOp(_UnaryTransformOp):
     """``data`` with ``num_newaxis`` dims of size 1 inserted at ``axis`` (in
     ``[-ndim-1, ndim]``; negative counts from the end of the result)."""
 
+    RELAYOUT: ClassVar[bool] = True
+
     name = "relay.expand_dims"
     axis = int_prop()
     num_newaxis = int_prop(1)
@@ -432,6 +438,8 @@ class ExpandDimsOp(_UnaryTransformOp):
 class SqueezeOp(_UnaryTransformOp):
     """``data`` without the size-1 dims listed in ``axis`` (absent: all size-1 dims);
     each listed dim must have size 1."""
+
+    RELAYOUT: ClassVar[bool] = True
 
     name = "relay.squeeze"
     axis = opt_ints_prop()
@@ -1330,6 +1338,8 @@ class LayoutTransformOp(_UnaryTransformOp):
     ``NCHW`` → ``NCHW8c``: ``[N, C/8, H, W, 8]``); both layouts have the same primal axes
     and split dims must be divisible (see :mod:`xrelay.dialects.relay.layout`)."""
 
+    RELAYOUT: ClassVar[bool] = True
+
     name = "relay.layout_transform"
     src_layout = str_prop()
     dst_layout = str_prop()
@@ -1410,8 +1420,8 @@ class OneHotOp(RelayOp):
     def compute(self, *args: Any) -> Any:
         idx: Array = args[0]
         npd = numpy_dtype(self.dtype)
-        on = np.asarray(args[1]).astype(npd)
-        off = np.asarray(args[2]).astype(npd)
+        on = astype(args[1], npd)
+        off = astype(args[2], npd)
         axis = self._axis(idx.ndim)
         positions = _axis_index(get_int(self.depth), axis, idx.ndim + 1)
         hit = np.expand_dims(idx, axis) == positions

@@ -55,7 +55,7 @@ from xrelay.dialects.relay.base import (
     str_prop,
     tensor,
 )
-from xrelay.dialects.relay.dtypes import is_float
+from xrelay.dialects.relay.dtypes import astype, is_float
 from xrelay.status import index_error
 
 ROI_ALIGN_MODES = ("avg", "max")
@@ -185,7 +185,7 @@ def roi_align(
                             )
                             acc = np.maximum(acc, val)
                 out[r, :, i, j] = acc / count if mode == "avg" else acc
-    return out.astype(data.dtype)
+    return astype(out, data.dtype)
 
 
 @irdl_op_definition

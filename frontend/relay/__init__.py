@@ -16,7 +16,11 @@ Expressions form a lazy DAG; the IR is made when a Function is put in an
 from __future__ import annotations
 
 from xrelay.frontend.relay import analysis as analysis
+from xrelay.frontend.relay import dataflow_pattern as dataflow_pattern
+from xrelay.frontend.relay import expr_functor as expr_functor
+from xrelay.frontend.relay import frontend as frontend
 from xrelay.frontend.relay import op as op
+from xrelay.frontend.relay import qnn as qnn
 from xrelay.frontend.relay import transform as transform
 from xrelay.frontend.relay.build_module import build as build
 from xrelay.frontend.relay.build_module import optimize as optimize
@@ -37,6 +41,9 @@ from xrelay.frontend.relay.expr import TupleWrapper as TupleWrapper
 from xrelay.frontend.relay.expr import Var as Var
 from xrelay.frontend.relay.expr import const as const
 from xrelay.frontend.relay.expr import var as var
+from xrelay.frontend.relay.expr_functor import ExprFunctor as ExprFunctor
+from xrelay.frontend.relay.expr_functor import ExprMutator as ExprMutator
+from xrelay.frontend.relay.expr_functor import ExprVisitor as ExprVisitor
 from xrelay.frontend.relay.function import Function as Function
 from xrelay.frontend.relay.function_view import FunctionView as FunctionView
 from xrelay.frontend.relay.module import IRModule as IRModule

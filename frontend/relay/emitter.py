@@ -101,6 +101,10 @@ class ModuleContext(Protocol):
         """A fresh function name starting with ``base``."""
         ...
 
+    def holds(self, func: FuncOp) -> bool:
+        """Whether ``func`` is one of the module's functions."""
+        ...
+
 
 @dataclass(eq=False)
 class Fields:
@@ -119,14 +123,20 @@ class _Lifted:
     names: dict[Function, tuple[str, FunctionType]] = field(
         default_factory=dict[Function, tuple[str, FunctionType]]
     )
+    values: dict[Expr, Val] | None = None
+    """When set: every expression emitted (in any function or region) and its value."""
 
 
 def emit_function(
-    fn: Function, name: str, ctx: ModuleContext | None
+    fn: Function,
+    name: str,
+    ctx: ModuleContext | None,
+    values: dict[Expr, Val] | None = None,
 ) -> tuple[FuncOp, list[FuncOp]]:
     """Emit ``fn`` as ``func.func @name``; also returns the outlined local functions
-    it calls (to be put in the module before it)."""
-    lifted = _Lifted()
+    it calls (to be put in the module before it). ``values`` (when given) receives
+    the value of every expression node emitted (what a node's type is read from)."""
+    lifted = _Lifted(values=values)
     try:
         func = _Emitter(ctx, lifted, name).function(fn, name)
     except RecursionError:
@@ -171,6 +181,12 @@ class _Emitter:
                 return found
         return None
 
+    def record(self, scope: dict[object, Val]) -> None:
+        """Keep the values of a scope's expressions (when asked to)."""
+        values = self.lifted.values
+        if values is not None:
+            values.update((k, v) for k, v in scope.items() if isinstance(k, Expr))
+
     def value(self, node: Expr) -> Val:
         found = self.lookup(node)
         assert found is not None, f"{node!r} was not emitted"
@@ -203,6 +219,7 @@ class _Emitter:
             arg.name_hint = sanitize_name(p.name_hint)
             self.scopes[0][p] = arg
         body = self.emit(fn.body)
+        self.record(self.scopes[0])
         if fn.returns_fields and isinstance(body, Fields) and len(body.values) > 1:
             results = [self.single(v) for v in body.values]  # several results
         else:
@@ -403,7 +420,7 @@ class _Emitter:
                 result = self.single(self.emit(branch))
                 self.add(YieldOp.create(operands=[result]))
             finally:
-                self.scopes.pop()
+                self.record(self.scopes.pop())
                 block, self.block = self.block, outer
             regions.append(Region(block))
             types.append(result.type)
@@ -470,9 +487,15 @@ class _Emitter:
                 "calling a local relay.Function needs a module to outline it into: "
                 "use IRModule.from_expr"
             )
-        name = self.ctx.reserve_name(f"{self.name}_fn")
         func_op = getattr(fn, "func_op", None)
-        if isinstance(func_op, FuncOp):  # a view of an existing function: copied
+        if isinstance(func_op, FuncOp) and self.ctx.holds(func_op):
+            # a view of a function of this module (a fused kernel the body of
+            # mod["main"] calls): called where it is
+            known = (func_op.sym_name.data, func_op.function_type)
+            self.lifted.names[fn] = known
+            return known
+        name = self.ctx.reserve_name(f"{self.name}_fn")
+        if isinstance(func_op, FuncOp):  # a view of another module's function: copied
             func = func_op.clone()
             func.sym_name = StringAttr(name)
         else:

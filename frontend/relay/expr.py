@@ -20,24 +20,10 @@ from xdsl.ir import Attribute
 
 from xrelay.dialects.relay import dtypes
 from xrelay.frontend.relay.ty import TensorType, TypeLike
+from xrelay.runtime.ndarray import NDArray as NDArray
+from xrelay.runtime.ndarray import ndarray as ndarray
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-class NDArray(np.ndarray[Any, Any]):
-    """A numpy array that also answers TVM's ``.numpy()`` / ``.asnumpy()``."""
-
-    def numpy(self) -> np.ndarray[Any, Any]:
-        """The array as a plain numpy array."""
-        return np.asarray(self)
-
-    def asnumpy(self) -> np.ndarray[Any, Any]:
-        return np.asarray(self)
-
-
-def ndarray(value: Any) -> NDArray:
-    """``value`` as an :class:`NDArray` (a view, no copy)."""
-    return np.asarray(value).view(NDArray)
 
 
 class Attrs(dict[str, Any]):
@@ -251,8 +237,8 @@ class Op:
     def get(name: str) -> Op:
         name = name.removeprefix("relay.")
         op = Op._registry.get(name)
-        if op is None:
-            op = Op._registry[name] = Op(name)
+        if op is None:  # setdefault: two threads asking at once get the same Op
+            op = Op._registry.setdefault(name, Op(name))
         return op
 
     def __repr__(self) -> str:

@@ -13,9 +13,10 @@ This is how ``mod["main"]`` shows a function as Relay does (``.params``, ``.body
 * ``relay.constant`` → :class:`Constant` (a view of the bytes), ``relay.tuple`` →
   :class:`Tuple`, ``relay.tuple_get_item`` → :class:`TupleGetItem`, ``relay.if`` →
   :class:`If`;
-* ``func.call`` of a ``relay.primitive`` function → a call of that function (as
-  Relay keeps fused functions inline); of any other function → a call of its
-  :class:`GlobalVar`.
+* ``func.call`` of a ``relay.primitive`` function, or of a function made by
+  partitioning (``Composite`` / ``PartitionedFromPattern`` attributes) → a call of
+  that function (as Relay keeps these local functions inline); of any other
+  function → a call of its :class:`GlobalVar`.
 
 Each SSA value becomes one node, so sharing is kept: emitting the lifted body again
 gives the same IR.
@@ -113,6 +114,14 @@ def function_attrs(func: FuncOp) -> dict[str, Any]:
     return out
 
 
+LOCAL_FUNCTION_ATTRS = (PRIMITIVE, "Composite", "PartitionedFromPattern")
+"""Attributes of the functions that are Relay local functions (called inline)."""
+
+
+def _is_local(func: FuncOp) -> bool:
+    return any(key in func.attributes for key in LOCAL_FUNCTION_ATTRS)
+
+
 def _callee(call: CallOp) -> FuncOp | None:
     module = call.get_toplevel_object()
     if not isinstance(module, ModuleOp):
@@ -207,7 +216,7 @@ class Lifter:
             )
         if isinstance(op, CallOp):
             callee = _callee(op)
-            if callee is not None and PRIMITIVE in callee.attributes:
+            if callee is not None and _is_local(callee):
                 from xrelay.frontend.relay.function_view import FunctionView
 
                 return Call(FunctionView(callee), args)

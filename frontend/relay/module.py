@@ -221,6 +221,9 @@ class IRModule:
         func = self._find(name)
         return None if func is None else func.function_type
 
+    def holds(self, func: FuncOp) -> bool:
+        return func.parent is self.module.body.block
+
     def reserve_name(self, base: str) -> str:
         taken = set(self._names()) | self._reserved
         name, k = base, 0

@@ -79,8 +79,8 @@ _CONSTRUCTORS: dict[str, Callable[..., Pass]] = {}
 def constructors() -> dict[str, Callable[..., Pass]]:
     """Every registered pass's constructor, by TVM name."""
     for entry in all_entries():
-        if entry.name not in _CONSTRUCTORS:
-            _CONSTRUCTORS[entry.name] = _constructor(entry)
+        if entry.name not in _CONSTRUCTORS:  # setdefault: one per name across threads
+            _CONSTRUCTORS.setdefault(entry.name, _constructor(entry))
     return dict(_CONSTRUCTORS)
 
 

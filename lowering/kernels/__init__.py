@@ -30,6 +30,7 @@ from typing import Any, Protocol
 from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.relay.base import RelayOp
+from xrelay.load_once import LoadOnce
 from xrelay.lowering.builder import Buffer, Index, KernelBuilder
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.scalar_types import DType
@@ -286,18 +287,15 @@ def materialize(*op_classes: type[RelayOp]) -> Callable[[Materialize], Materiali
     return register
 
 
-_loaded = False
-
-
-def load_all() -> None:
-    """Import every lowering module of this package (they register themselves)."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
+def _import_lowerings() -> None:
     for info in pkgutil.iter_modules(__path__):
         if not info.name.startswith("_"):
             importlib.import_module(f"{__name__}.{info.name}")
+
+
+load_all = LoadOnce(_import_lowerings)
+"""``load_all()`` imports every lowering module of this package (they register
+themselves), once per process; a concurrent first call waits until all are in."""
 
 
 def lowering_for(op: Operation) -> OpLowering | None:

@@ -22,7 +22,13 @@ from xdsl.ir import SSAValue
 from xrelay.lowering.builder import Buffer, Index, KernelBuilder
 from xrelay.lowering.kernels import Epilogue, Source
 from xrelay.lowering.scalar_types import DType
-from xrelay.lowering.tiling import conv_row_group, gemm_tile, host_vector_unit
+from xrelay.lowering.tiling import (
+    DOT_MAX_ROWS,
+    conv_row_group,
+    dot_tile,
+    gemm_tile,
+    host_vector_unit,
+)
 
 RowAt = Callable[[int, Index], SSAValue]
 """``(row of the tile, k) -> a[m0 + row, k]`` as a scalar of the sums' dtype."""
@@ -79,6 +85,7 @@ def tiled_rows(
     tile: Tile,
     outer: Sequence[int] = (),
     tail: bool = False,
+    shape: tuple[int, int] | None = None,
 ) -> None:
     """Run ``tile`` over an output of ``m_n`` rows and ``vectors`` vectors per row
     (and, with ``tail``, a few columns after them), cut into
@@ -86,8 +93,9 @@ def tiled_rows(
     short; the tail one more column tile (``nv == 0``). The threads share out
     (``outer`` axes, e.g. a batch, then) column tiles times groups of row tiles
     (:func:`~xrelay.lowering.tiling.conv_row_group`): a thread's tiles of one
-    column reuse that column's ``b`` from its caches."""
-    mr, nv = gemm_tile(m_n, max(1, vectors))
+    column reuse that column's ``b`` from its caches. ``shape``: the tile's
+    ``(mr, nv)`` (default :func:`~xrelay.lowering.tiling.gemm_tile`)."""
+    mr, nv = shape if shape is not None else gemm_tile(m_n, max(1, vectors))
     # column tiles: (first, count, vectors per tile) of each kind
     kinds: list[tuple[int, int, int]] = []
     full_cols = vectors // nv
@@ -340,3 +348,151 @@ def batch_matmul_vectors(
 
     tiled_rows(kb, m_n, vectors, outer_tile, outer=[b_n], tail=bool(tail))
     return True
+
+
+RowStart = Callable[[list[Index], Index], Index]
+"""``(outer index, row) -> flat position`` of the first of a row's ``K`` values."""
+Store = Callable[[list[Index], Index, Index, SSAValue], None]
+"""``(outer index, row, column, value)``: store one output."""
+
+
+def dot_tiles(
+    kb: KernelBuilder,
+    m_n: int,
+    n_n: int,
+    k_n: int,
+    x: tuple[Buffer, RowStart],
+    w: tuple[Buffer, RowStart],
+    store: Store,
+    outer: Sequence[int] = (),
+) -> bool:
+    """``out[o, m, n] = sum_k x[o, m, k] * w[o, n, k]`` with both operands read
+    along ``k`` (rows of ``K`` contiguous values in the flat buffers given with the
+    start of each row), on the register tiles of
+    :func:`~xrelay.lowering.tiling.dot_tile`: ``mr`` rows times ``nu`` columns of
+    vector sums over the whole vectors of ``k``, then added across their lanes and
+    finished by the last ``k`` (after the last whole vector) one scalar at a time.
+    Every read is inside a row, for any ``N`` (no block of columns to fill). The
+    threads share out the column tiles (:func:`tiled_rows`): a matrix-vector
+    product streams ``w`` once, row by row. ``False`` (nothing emitted) unless the
+    buffers are ``f32`` / ``f64`` and ``K`` has a whole vector."""
+    (x_buf, x_row), (w_buf, w_row) = x, w
+    dt = x_buf.dtype
+    if w_buf.dtype != dt or dt.kind != "f" or dt.itemsize < 4:
+        return False
+    width = max(1, host_vector_unit().bytes // dt.itemsize)
+    if width < 2 or k_n < width or m_n == 0 or n_n == 0:
+        return False
+    main = k_n // width * width
+    x_flat, w_flat = kb.flat(x_buf), kb.flat(w_buf)
+
+    def tile(o: list[Index], m0: Index, mr: int, n0: Index, nu: int) -> None:
+        rows = [kb.iadd(m0, r) for r in range(mr)]
+        cols = [kb.iadd(n0, j) for j in range(nu)]
+        xs0 = [x_row(o, m) for m in rows]
+        ws0 = [w_row(o, n) for n in cols]
+
+        def step(k: Index, acc: list[SSAValue]) -> list[SSAValue]:
+            xs = [kb.vload(x_flat, [kb.iadd(b, k)], width) for b in xs0]
+            out = list(acc)
+            for j, b in enumerate(ws0):
+                wv = kb.vload(w_flat, [kb.iadd(b, k)], width)
+                for r in range(mr):
+                    out[r * nu + j] = kb.mac(xs[r], wv, out[r * nu + j])
+            return out
+
+        zero = kb.vsplat(kb.zero(dt), width)
+        acc = kb.fold_loop(0, main, [zero] * (mr * nu), step, step=width)
+        sums = [kb.vsum(v, kb.const(-0.0, dt)) for v in acc]  # -0.0: x + -0.0 == x
+
+        def rest(k: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            xs = [kb.load(x_flat, [kb.iadd(b, k)]) for b in xs0]
+            ws = [kb.load(w_flat, [kb.iadd(b, k)]) for b in ws0]
+            return [
+                kb.mac(xs[r], ws[j], carried[r * nu + j])
+                for r in range(mr)
+                for j in range(nu)
+            ]
+
+        sums = kb.fold_loop(main, k_n, sums, rest)
+        for r in range(mr):
+            for j in range(nu):
+                store(o, rows[r], cols[j], sums[r * nu + j])
+
+    tiled_rows(kb, m_n, n_n, tile, outer, shape=dot_tile(m_n, n_n))
+    return True
+
+
+def dense_dot_vectors(
+    kb: KernelBuilder,
+    x: Source,
+    w: Source,
+    out: Buffer,
+    epilogue: Epilogue | None,
+) -> bool:
+    """``dense`` (``x [..., K]``, the leading dims the ``M`` rows; the plain weight
+    ``[N, K]``) on the dot-product tiles of :func:`dot_tiles`: the kernel of the
+    dense layers AlterOpLayout leaves unpacked (``N`` without a block, e.g. a
+    language model's 50257 outputs). ``False`` (nothing emitted) unless ``x`` and
+    the weight are stored buffers of the output's ``f32`` / ``f64`` dtype."""
+    x_buf, w_buf = x.buffer, w.buffer
+    dt = out.dtype
+    if x_buf is None or w_buf is None or x_buf.dtype != dt:
+        return False
+    lead, k_n = x.shape[:-1], x.shape[-1]
+    m_n, n_n = math.prod(lead), w.shape[0]
+    out_flat = kb.flat(out)
+
+    def store(_: list[Index], m: Index, n: Index, value: SSAValue) -> None:
+        if epilogue is not None:
+            value = epilogue(value, [*kb.unflatten(m, lead, unsigned=True), n])
+        kb.store(value, out_flat, [kb.iadd(kb.imul(m, n_n), n)])
+
+    return dot_tiles(
+        kb,
+        m_n,
+        n_n,
+        k_n,
+        (x_buf, lambda _, m: kb.imul(m, k_n)),
+        (w_buf, lambda _, n: kb.imul(n, k_n)),
+        store,
+    )
+
+
+def batch_matmul_dot(
+    kb: KernelBuilder, x: Source, y: Source, out: Buffer, transpose_a: bool
+) -> bool:
+    """A skinny float ``batch_matmul`` with its right operand given transposed
+    (``x [B, M, K]``, ``y [B, N, K]``, ``M`` at most
+    :data:`~xrelay.lowering.tiling.DOT_MAX_ROWS`: one query row against the keys
+    of a KV cache) on the dot-product tiles of :func:`dot_tiles`, ``y`` read once
+    along its rows (no copy into ``[B, K, N]``); the threads share out the batch
+    entries and the column tiles. ``False`` (nothing emitted) unless ``x`` and
+    ``y`` are stored buffers of the output's ``f32`` / ``f64`` dtype and ``M`` is
+    small."""
+    x_buf, y_buf = x.buffer, y.buffer
+    dt = out.dtype
+    b_n, m_n, n_n = out.shape
+    if transpose_a or m_n > DOT_MAX_ROWS or x_buf is None or y_buf is None:
+        return False
+    if x_buf.dtype != dt:
+        return False
+    k_n = x.shape[2]
+    x_step = 0 if x.shape[0] == 1 else m_n * k_n
+    y_step = 0 if y.shape[0] == 1 else n_n * k_n
+    out_flat = kb.flat(out)
+
+    def store(o: list[Index], m: Index, n: Index, value: SSAValue) -> None:
+        row = kb.iadd(kb.imul(o[0], m_n), m)
+        kb.store(value, out_flat, [kb.iadd(kb.imul(row, n_n), n)])
+
+    return dot_tiles(
+        kb,
+        m_n,
+        n_n,
+        k_n,
+        (x_buf, lambda o, m: kb.iadd(kb.imul(o[0], x_step), kb.imul(m, k_n))),
+        (y_buf, lambda o, n: kb.iadd(kb.imul(o[0], y_step), kb.imul(n, k_n))),
+        store,
+        outer=[b_n],
+    )

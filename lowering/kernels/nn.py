@@ -29,7 +29,12 @@ from xrelay.lowering.kernels import (
     scratch,
     with_epilogue,
 )
-from xrelay.lowering.kernels.gemm import batch_matmul_vectors, dense_pack_vectors
+from xrelay.lowering.kernels.gemm import (
+    batch_matmul_dot,
+    batch_matmul_vectors,
+    dense_dot_vectors,
+    dense_pack_vectors,
+)
 from xrelay.lowering.kernels.pool import from_nchw, to_nchw
 from xrelay.lowering.kernels.reduce import F64, fold_lanes
 from xrelay.lowering.scalar_types import DType, is_float
@@ -66,6 +71,29 @@ def _dense(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
         x.dtype,
         cx.out_dtype(),
     )
+
+
+@materialize(nn.DenseOp)
+def _dense_tiled(cx: OpContext, outs: list[Buffer]) -> None:
+    dense(cx, outs[0])
+
+
+def dense(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> None:
+    """``dense`` with its plain weight ``[N, K]`` (AlterOpLayout packs the weights
+    whose ``N`` has a block; the others stay here, e.g. a language model's 50257
+    outputs): on the dot-product vector tiles of
+    :func:`~xrelay.lowering.kernels.gemm.dense_dot_vectors` where the operands are
+    stored ``f32`` / ``f64`` buffers, else one dot product per output; ``epilogue``
+    applied as each output is stored."""
+    kb = cx.kb
+    if dense_dot_vectors(kb, cx.operand(0), cx.operand(1), out, epilogue):
+        return
+    with kb.nest(out.shape) as idx:
+        value = _dense(cx, 0, idx)
+        kb.store(value if epilogue is None else epilogue(value, idx), out, idx)
+
+
+with_epilogue(nn.DenseOp)(dense)
 
 
 @pointwise(nn.MatmulOp, cheap=False)
@@ -391,7 +419,8 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
     (``V`` = :func:`~xrelay.lowering.tiling.tile_rows`) carried through the ``k``
     loop: each step broadcasts ``x[b, m, k]`` and loads ``y[b, k, n0:n0+V*L]``
     (contiguous; a transposed ``y`` is first copied into the kernel's scratch as
-    ``[B, K, N]``). Every output sums over ``k`` in order, as the reference loop does.
+    ``[B, K, N]``, unless the product has a few rows: then
+    :func:`~xrelay.lowering.kernels.gemm.batch_matmul_dot` reads it along ``K``). Every output sums over ``k`` in order, as the reference loop does.
     Integer products keep the one-dot-per-output loop nest."""
     op = cx.op
     assert isinstance(op, nn.BatchMatmulOp)
@@ -404,6 +433,8 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
             kb.store(_batch_matmul(cx, 0, idx), out, idx)
         return
     ta, tb = get_bool(op.transpose_a), get_bool(op.transpose_b)
+    if tb and batch_matmul_dot(kb, x, y, out, ta):
+        return
     if batch_matmul_vectors(kb, x, y, out, ta, cx.scratch[0] if tb else None):
         return
     b_n, m_n, n_n = out.shape

@@ -109,6 +109,37 @@ def _broadcast(op: Operation, b: Builder) -> Sequence[SSAValue]:
     return b.insert(llvm.ShuffleVectorOp(one, undef, mask, ty)).results
 
 
+def _reduce_add(op: Operation, b: Builder) -> Sequence[SSAValue]:
+    """``vector.reduction <add>`` of a float vector onto its accumulator: the lanes
+    of a power-of-two vector added pairwise, by halves (``v[:n/2] + v[n/2:]``: a
+    shuffle and a vector add, down to one lane), then that lane onto the
+    accumulator (LLVM's ``vector.reduce.fadd`` of a one-lane vector); other
+    vectors in lane order (an ordered ``vector.reduce.fadd``: a chain of ``n``
+    dependent adds)."""
+    assert isinstance(op, vector.ReductionOp)
+    if op.kind.data != vector.CombiningKindFlag.ADD or op.acc is None:
+        raise NotImplementedError(f"vector.reduction {op.kind.data} cannot be lowered")
+    value: SSAValue = op.vector
+    ty = cast(VectorType[Any], value.type)
+    lanes, elem = ty.get_shape()[0], ty.element_type
+    while lanes > 1 and not lanes & (lanes - 1):
+        half = lanes // 2
+        lo, hi = (
+            b.insert(
+                llvm.ShuffleVectorOp(
+                    value,
+                    value,
+                    DenseArrayBase.from_list(i32, list(range(first, first + half))),
+                    VectorType(elem, [half]),
+                )
+            ).res
+            for first in (0, half)
+        )
+        value = b.insert(fast_ops.binary(llvm.FAddOp, lo, hi)).results[0]
+        lanes = half
+    return b.insert(llvm.VectorReduceFAddOp(op.acc, value)).results
+
+
 def _binary(target: type[Operation]) -> Converter:
     def conv(op: Operation, b: Builder) -> Sequence[SSAValue]:
         return b.insert(fast_ops.binary(target, op.operands[0], op.operands[1])).results
@@ -268,6 +299,7 @@ def _table() -> dict[type[Operation], Converter]:
         arith.FPToSIOp: _fp_to_int("fptosi"),
         arith.FPToUIOp: _fp_to_int("fptoui"),
         vector.BroadcastOp: _broadcast,
+        vector.ReductionOp: _reduce_add,
     }
     for src, dst in _INT_BINARY.items():
         table[src] = _binary(dst)

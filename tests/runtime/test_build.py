@@ -293,3 +293,41 @@ def test_build_defaults_to_opt_level_3_and_keeps_an_entered_context():
         lib = xrelay.build(mod, keep_mlir=True)
     assert "contrib_dense_pack" not in lib.get_source("mlir")
     np.testing.assert_allclose(lib(np.ones((4, 32), "float32")), 32.0)
+
+
+def test_data_address_matches_numpy():
+    from xrelay.runtime.executor import data_address
+
+    base = np.arange(64, dtype="float64").reshape(8, 8)
+    for arr in (base, base[3:], base[:, 2:], np.empty(0, "int8"), base.T):
+        assert data_address(arr) == arr.ctypes.data
+
+
+def test_the_fast_call_leaves_nothing_bound(built: Any):
+    """``GraphModule.call``: inputs read in place for that run only; the executor
+    then runs on its own buffers again (the caller's arrays are not read later)."""
+    lib, expected, inputs = built
+    m = lib.create()
+    for k, a in enumerate(inputs):
+        m.set_input(k, a)
+    caller = [a.copy() for a in inputs]
+    outs = m.call(caller)
+    np.testing.assert_allclose(outs[0], expected[0], rtol=1e-5, atol=1e-6)
+    for a in caller:
+        a.fill(np.nan)
+    m.run()
+    np.testing.assert_allclose(m.get_output(0), expected[0], rtol=1e-5, atol=1e-6)
+    assert not np.isnan(outs[0]).any()  # returned arrays are the caller's own
+
+
+def test_the_fast_call_reports_a_failed_check_and_recovers():
+    """An index out of range in the one-call form raises, and the next call runs."""
+    from xrelay.status import IndexOutOfRangeError
+
+    data = relay.var("data", shape=(4,), dtype="float32")
+    idx = relay.var("idx", shape=(2,), dtype="int64")
+    lib = xrelay.build(relay.IRModule.from_expr(relay.take(data, idx, mode="fast")))
+    d = np.arange(4, dtype="float32")
+    with pytest.raises(IndexOutOfRangeError):
+        lib(d, np.array([0, 9], "int64"))
+    np.testing.assert_array_equal(lib(d, np.array([3, 1], "int64")), [3.0, 1.0])

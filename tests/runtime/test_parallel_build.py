@@ -246,8 +246,9 @@ def test_cache_round_trip_of_several_objects(
     (entry,) = (tmp_path / "cache").glob("*.xrc")
     data = bytearray(entry.read_bytes())
     (hlen,) = struct.unpack_from("<Q", data, len(cache.MAGIC))
-    start = len(cache.MAGIC) + 8 + hlen
-    header = json.loads(data[len(cache.MAGIC) + 8 : start])
+    at = len(cache.MAGIC) + 8 + 32  # magic, header length, header digest
+    start = at + hlen
+    header = json.loads(data[at:start])
     assert header["objects"] == [len(o) for o in first.jit.objects]
     data[start + header["objects"][0] + 100] ^= 0xFF
     entry.write_bytes(bytes(data))

@@ -312,3 +312,44 @@ def test_ops_without_semantics_are_left_alone(monkeypatch: pytest.MonkeyPatch):
     body = relay.exp(relay.const(np.ones(2, "float32")))
     mod = relay.IRModule.from_expr(relay.Function([], body))
     assert "relay.exp" in op_names(FoldConstant()(mod))
+
+
+def _cap(n: int) -> PassContext:
+    return PassContext(config={"relay.FoldConstant.max_elements": n})
+
+
+@pytest.mark.parametrize(
+    "relayout",
+    [
+        lambda c: relay.transpose(c, (1, 0)),
+        lambda c: relay.layout_transform(c, "NC", "NC4n"),
+        lambda c: relay.reshape(c, (2, 12)),
+        lambda c: relay.expand_dims(c, 0),
+        lambda c: relay.squeeze(relay.expand_dims(c, 0), [0]),
+        lambda c: relay.nn.batch_flatten(relay.reshape(c, (4, 2, 3))),
+    ],
+)
+def test_relayouts_of_constants_fold_above_the_cap(relayout: Any):
+    # a re-layout of a constant (a weight's packing) is no larger than the constant:
+    # folded whatever the bound, so that it is done once at build time
+    c_data = np.arange(24, dtype=np.float32).reshape(8, 3)
+    mod = relay.IRModule.from_expr(relay.Function([], relayout(relay.const(c_data))))
+    with _cap(4):
+        after = FoldConstant()(mod)
+    assert [n for n in op_names(after) if n != "relay.constant"] == ["func.return"]
+    np.testing.assert_array_equal(constants(after)[0], interpret(mod))
+
+
+def test_the_cap_still_holds_for_other_ops():
+    # an op that computes (an add) or grows its operand (a broadcast, a tile) is left
+    # to run time above the bound, even on constants
+    c = relay.const(np.ones((8, 3), np.float32))
+    for expr in (
+        relay.add(c, c),
+        relay.broadcast_to(c, (4, 8, 3)),
+        relay.tile(c, (2, 1)),
+    ):
+        mod = relay.IRModule.from_expr(relay.Function([], expr))
+        with _cap(4):
+            after = FoldConstant()(mod)
+        assert len([n for n in op_names(after) if n != "relay.constant"]) == 2

@@ -200,10 +200,15 @@ def _ints(rng: Gen, dtype: Any, *shape: int) -> np.ndarray[Any, Any]:
 def test_matmul_integer(rng: Gen, da: Any, db: Any) -> None:
     a, b = _ints(rng, da, 2, 3, 5), _ints(rng, db, 5, 7)
     inputs = {"a": a, "b": b, "az": _ints(rng, da), "bz": _ints(rng, db, 7)}
+    # onnxruntime's AVX2 u8 x s8 kernel (vpmaddubsw) saturates pairs of products to
+    # int16: with full-range weights it is not the exact sum the spec defines
+    differs = (
+        "u8 x s8 pairs saturated to int16 on AVX2" if (da, db) == (U8, I8) else None
+    )
     node = helper.make_node("MatMulInteger", list(inputs), ["y"])
-    check(node, inputs, opset=10)
+    check(node, inputs, opset=10, ort_differs=differs)
     node = helper.make_node("MatMulInteger", ["a", "b"], ["y"])
-    check(node, {"a": a, "b": b}, opset=10)
+    check(node, {"a": a, "b": b}, opset=10, ort_differs=differs)
 
 
 def test_matmul_integer_per_row_zero_point(rng: Gen) -> None:

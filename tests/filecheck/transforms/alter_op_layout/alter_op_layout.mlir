@@ -138,18 +138,19 @@ func.func @global_pool_blocked(%x: tensor<1x8x4x4xf32>, %w: tensor<8x8x1x1xf32>)
 
 // -----
 
-// Does not fire: channels without a block > 1 (3 -> 5), a grouped convolution, an
-// NHWC convolution, a dense with 7 units, a dense on a vector.
+// Does not fire: channels without a block > 1 (3 -> 5), a grouped convolution whose
+// groups have 2 channels (below the smallest group block on AVX2 and AVX-512 hosts),
+// an NHWC convolution, a dense with 7 units, a dense on a vector.
 // CHECK-LABEL: func.func @not_altered
 // CHECK-NEXT:    %0 = relay.nn.conv2d %x, %w : (tensor<1x3x6x6xf32>, tensor<5x3x3x3xf32>) -> tensor<1x5x4x4xf32>
-// CHECK-NEXT:    %1 = relay.nn.conv2d %y, %wg {groups = 2 : i64}
+// CHECK-NEXT:    %1 = relay.nn.conv2d %y, %wg {groups = 4 : i64}
 // CHECK-NEXT:    %2 = relay.nn.conv2d %z, %wz {data_layout = "NHWC", kernel_layout = "HWIO"}
 // CHECK-NEXT:    %3 = relay.nn.dense %d, %wd
 // CHECK-NEXT:    %4 = relay.nn.dense %v, %wv
 // CHECK-NEXT:    func.return %0, %1, %2, %3, %4
-func.func @not_altered(%x: tensor<1x3x6x6xf32>, %w: tensor<5x3x3x3xf32>, %y: tensor<1x8x6x6xf32>, %wg: tensor<8x4x3x3xf32>, %z: tensor<1x6x6x8xf32>, %wz: tensor<3x3x8x8xf32>, %d: tensor<2x8xf32>, %wd: tensor<7x8xf32>, %v: tensor<8xf32>, %wv: tensor<16x8xf32>) -> (tensor<1x5x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x4x4x8xf32>, tensor<2x7xf32>, tensor<16xf32>) {
+func.func @not_altered(%x: tensor<1x3x6x6xf32>, %w: tensor<5x3x3x3xf32>, %y: tensor<1x8x6x6xf32>, %wg: tensor<8x2x3x3xf32>, %z: tensor<1x6x6x8xf32>, %wz: tensor<3x3x8x8xf32>, %d: tensor<2x8xf32>, %wd: tensor<7x8xf32>, %v: tensor<8xf32>, %wv: tensor<16x8xf32>) -> (tensor<1x5x4x4xf32>, tensor<1x8x4x4xf32>, tensor<1x4x4x8xf32>, tensor<2x7xf32>, tensor<16xf32>) {
   %0 = relay.nn.conv2d %x, %w : (tensor<1x3x6x6xf32>, tensor<5x3x3x3xf32>) -> tensor<1x5x4x4xf32>
-  %1 = relay.nn.conv2d %y, %wg {groups = 2 : i64} : (tensor<1x8x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %1 = relay.nn.conv2d %y, %wg {groups = 4 : i64} : (tensor<1x8x6x6xf32>, tensor<8x2x3x3xf32>) -> tensor<1x8x4x4xf32>
   %2 = relay.nn.conv2d %z, %wz {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x6x6x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x4x4x8xf32>
   %3 = relay.nn.dense %d, %wd : (tensor<2x8xf32>, tensor<7x8xf32>) -> tensor<2x7xf32>
   %4 = relay.nn.dense %v, %wv : (tensor<8xf32>, tensor<16x8xf32>) -> tensor<16xf32>
