@@ -4,7 +4,7 @@
 // RUN: xrelay-opt %s --split-input-file --verify-diagnostics
 // The one-line form, at the op:
 // RUN: not xrelay-opt %s --split-input-file 2>&1 | filecheck %s
-// CHECK: unknown_attributes.mlir:[[# @LINE + 4]]:8: error: relay.nn.softmax: unknown attribute 'axs' (did you mean 'axis'?)
+// CHECK: unknown_attributes_invalid.mlir:[[# @LINE + 4]]:8: error: relay.nn.softmax: unknown attribute 'axs' (did you mean 'axis'?)
 
 func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   // expected-error @+1 {{relay.nn.softmax: unknown attribute 'axs' (did you mean 'axis'?)}}
