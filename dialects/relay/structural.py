@@ -47,7 +47,6 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay import dtypes, printing
-from xrelay.dialects.relay.known_attributes import KnownAttributes
 from xrelay.dialects.relay.base import (
     ANY_TENSOR,
     FORMAT,
@@ -60,6 +59,7 @@ from xrelay.dialects.relay.base import (
     ranked,
     types_compatible,
 )
+from xrelay.dialects.relay.known_attributes import KnownAttributes
 
 # Function attributes (unit attributes on ``func.func``) with Relay's meaning.
 SKIP_OPTIMIZATION = "relay.skip_optimization"
