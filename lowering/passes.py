@@ -20,7 +20,11 @@ from xrelay.pass_manager import Pass, PassContext, PassInfo, Sequential, registe
 
 
 @register_pass(
-    "RelayToKernels", options=[("entry", str, "main"), ("profile", bool, False)]
+    "RelayToKernels",
+    options=[
+        ("entry", str, "main", "the function to lower"),
+        ("profile", bool, False, "time every kernel call"),
+    ],
 )
 class RelayToKernels(Pass):
     """Lower the relay functions to kernels on memrefs (one per fused primitive

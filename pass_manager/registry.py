@@ -38,6 +38,8 @@ class PassEntry:
     options: tuple[tuple[str, type, Any], ...] = ()
     """Keyword options of ``factory`` as ``(name, type, default)``: the pass's
     ``-p name{option=value}`` options."""
+    option_help: tuple[str, ...] = ()
+    """One line of help per option (``""`` when none was given)."""
 
     def create(self, **options: Any) -> Pass:
         return self.factory(**options)
@@ -64,21 +66,28 @@ def pipeline_name_of(name: str) -> str:
 _F = TypeVar("_F", bound=Callable[..., Pass])
 
 
+OptionSpec = tuple[str, type, Any] | tuple[str, type, Any, str]
+"""A pass option: ``(name, type, default)`` or ``(name, type, default, help)``."""
+
+
 def register_pass(
     name: str,
     pipeline_name: str | None = None,
     doc: str | None = None,
-    options: Sequence[tuple[str, type, Any]] = (),
+    options: Sequence[OptionSpec] = (),
 ) -> Callable[[_F], _F]:
     """Register a pass factory (a Pass subclass or a function returning a Pass)
     under its TVM name and pipeline name::
 
-        @register_pass("FuseOps", options=[("fuse_opt_level", int, -1)])
+        @register_pass(
+            "FuseOps", options=[("fuse_opt_level", int, -1, "-1: the opt_level")]
+        )
         class FuseOps(FunctionPass):
             def __init__(self, fuse_opt_level: int = -1): ...
 
     ``options`` are the factory's keyword arguments that ``-p`` may set
-    (``fuse-ops{fuse-opt-level=2}``); types are int, float, bool, str or tuples of
+    (``fuse-ops{fuse-opt-level=2}``) with an optional line of help (shown by
+    ``--list-passes`` and ``--help``); types are int, float, bool, str or tuples of
     them, as xDSL pass options.
     """
 
@@ -88,7 +97,8 @@ def register_pass(
             pipeline_name or pipeline_name_of(name),
             factory,
             doc if doc is not None else _first_line(factory.__doc__),
-            tuple(options),
+            tuple((o[0], o[1], o[2]) for o in options),
+            tuple(o[3] if len(o) > 3 else "" for o in options),
         )
         for table, key in ((_BY_NAME, entry.name), (_BY_PIPELINE, entry.pipeline_name)):
             old = table.get(key)

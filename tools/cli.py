@@ -8,14 +8,19 @@ from __future__ import annotations
 import argparse
 import difflib
 import math
+import os
+import re
+import signal
 import sys
+import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass as XDSLModulePass
-from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from xrelay.pass_manager import (
     Pass,
@@ -25,13 +30,27 @@ from xrelay.pass_manager import (
     PassInstrument,
 )
 from xrelay.pass_manager.passes import ModuleKind, apply_in_place
-from xrelay.tools.diagnostics import UsageError, UserError, warn
+from xrelay.pass_manager.registry import PassEntry
+from xrelay.tools.diagnostics import UsageError, UserError, arg_spec_message, warn
 
 GATING_HELP = """\
 gating: --opt-level, --required-pass and --disabled-pass decide which children of a
 Sequential run (e.g. the passes of relay-optimize): disabled beats required beats
 opt_level. A pass named explicitly in -p always runs, as a directly called pass
 does in TVM, and so do the passes a running pass requires."""
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help wrapped between words only: names with hyphens (``riscv-asm``,
+    ``--list-pass-configs``) are never split across lines."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(
+            " ".join(text.split()),
+            width,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
 
 
 class OneLineArgumentParser(argparse.ArgumentParser):
@@ -46,6 +65,20 @@ def one_line_usage_error(parser: argparse.ArgumentParser, message: str) -> NoRet
         f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr
     )
     sys.exit(2)
+
+
+def broken_pipe_exit() -> int:
+    """What a tool does when its reader goes away (``xrelay-opt f.mlir | head -1``):
+    no message, stdout pointed at ``/dev/null`` so that the interpreter's last flush
+    does not complain, and the exit status of a process killed by SIGPIPE (141), as
+    Unix tools have."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (an in-process call)
+        pass
+    return 128 + signal.SIGPIPE
 
 
 def split_names(values: Iterable[str] | None) -> list[str]:
@@ -98,6 +131,89 @@ def add_pass_context_arguments(
         action="store_true",
         help="list the registered config options and exit",
     )
+
+
+def option_type_name(typ: Any) -> str:
+    """``int``, ``bool``, ``str``, ``float``; ``str,...`` for a tuple of them."""
+    args = getattr(typ, "__args__", None)
+    if args:  # tuple[str, ...]
+        return f"{option_type_name(args[0])},..."
+    return getattr(typ, "__name__", str(typ))
+
+
+def option_value_text(value: Any) -> str:
+    """A default as it is written in ``-p``: ``"text"``, ``true``, ``a,b``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, tuple | list):
+        return ",".join(option_value_text(v) for v in value)  # pyright: ignore[reportUnknownVariableType]
+    return str(value)
+
+
+def option_lines(entry: PassEntry, indent: str) -> list[str]:
+    """One line per option of a registered pass: ``name: type = default  help``
+    (the name as ``-p`` spells it)."""
+    lines: list[str] = []
+    helps = entry.option_help or ("",) * len(entry.options)
+    for (name, typ, default), text in zip(entry.options, helps, strict=True):
+        head = f"{name.replace('_', '-')}: {option_type_name(typ)} = "
+        head += option_value_text(default)
+        lines.append(f"{indent}{head}  {text}".rstrip())
+    return lines
+
+
+def pass_options_help() -> str:
+    """The ``--help`` section on pass options: each registered pass that has
+    options, with their types, defaults and help."""
+    from xrelay.pass_manager.registry import all_entries
+
+    lines = ["pass options (-p 'name{option=value option=value}'; quote values with "]
+    lines[0] += "spaces, commas or braces):"
+    for entry in all_entries():
+        if not entry.options:
+            continue
+        spec = " ".join(
+            f"{n.replace('_', '-')}={option_type_name(t)}" for n, t, _ in entry.options
+        )
+        lines.append(f"  {entry.pipeline_name}{{{spec}}}")
+        lines += option_lines(entry, "      ")
+    return "\n".join(lines)
+
+
+PLUGIN_FLAG = "--load-pass-plugin"
+
+
+def add_plugin_argument(parser: argparse.ArgumentParser) -> None:
+    """``--load-pass-plugin PATH_OR_MODULE`` (repeatable)."""
+    parser.add_argument(
+        PLUGIN_FLAG,
+        action="append",
+        default=[],
+        metavar="PATH_OR_MODULE",
+        help="load passes from a Python file or an importable module (repeatable): "
+        "the passes it registers with xrelay's register_pass, and the xDSL "
+        "ModulePass classes it defines, become available to -p. Packages can "
+        "advertise passes with an 'xrelay.passes' entry point instead",
+    )
+
+
+def plugin_specs(argv: Sequence[str]) -> list[str]:
+    """The ``--load-pass-plugin`` values of a command line, read before it is
+    parsed (the passes must be known when ``--help`` is printed)."""
+    specs: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        if arg == "--":
+            break
+        if arg == PLUGIN_FLAG:
+            value = next(it, None)
+            if value is not None:
+                specs.append(value)
+        elif arg.startswith(PLUGIN_FLAG + "="):
+            specs.append(arg[len(PLUGIN_FLAG) + 1 :])
+    return specs
 
 
 def _opt_level(text: str) -> int:
@@ -338,12 +454,80 @@ def build_pass_context(
 # ---------------------------------------------------------------------------------------
 
 
+_PLAIN_VALUE = re.compile(r"[-+]?[0-9]+(\.[0-9]*([eE][-+]?[0-9]+)?)?|[A-Za-z0-9_-]+")
+"""An option value xDSL's pipeline lexer reads unquoted (a number or a name)."""
+
+_VALUE_STOP = ' ,{}"'
+
+
+def quote_option_values(spec: str) -> str:
+    """``spec`` with each unquoted option value that xDSL's pipeline syntax does not
+    accept bare (``path=out/g.dot``, ``layouts=nn.conv2d=NHWC``) put in quotes. A
+    value runs to the next space, comma or brace, so this is unambiguous; values
+    holding those characters must be quoted by the user."""
+    out: list[str] = []
+    depth = 0
+    i = 0
+    while i < len(spec):
+        c = spec[i]
+        if c == '"':  # a quoted value: copied as it is
+            end = i + 1
+            while end < len(spec) and spec[end] != '"':
+                end += 2 if spec[end] == "\\" else 1
+            out.append(spec[i : end + 1])
+            i = end + 1
+            continue
+        if c == "[" and depth == 0:  # mlir-opt[...]: copied as it is
+            end = spec.find("]", i)
+            end = len(spec) if end < 0 else end + 1
+            out.append(spec[i:end])
+            i = end
+            continue
+        out.append(c)
+        i += 1
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(depth - 1, 0)
+        elif depth > 0 and c in "=,":  # a value (or the next of a list) follows
+            end = i
+            while end < len(spec) and spec[end] not in _VALUE_STOP:
+                end += 1
+            value = spec[i:end]
+            if value and not _PLAIN_VALUE.fullmatch(value):
+                escaped = value.replace("\\", "\\\\")
+                out.append(f'"{escaped}"')
+                i = end
+    return "".join(out)
+
+
+def parse_pipeline_spec(spec: str) -> list[ArgSpec]:
+    """The pass specs of a ``-p`` pipeline. Unquoted option values with characters
+    outside xDSL's syntax (paths) are read as if quoted; a pipeline that still
+    cannot be parsed is a one-line :class:`UserError` saying where, and how to
+    quote."""
+    try:
+        return list(parse_pipeline(spec))
+    except ArgSpecParseError as first:
+        try:
+            return list(parse_pipeline(quote_option_values(spec)))
+        except ArgSpecParseError:
+            pass
+        raise UsageError(
+            f"{arg_spec_message(first)}; quote option values that hold spaces, commas "
+            "or braces: -p 'view-graph{path=\"my dir/g.dot\"}'"
+        ) from first
+
+
 def build_pipeline(
-    available: Mapping[str, Callable[[], type[XDSLModulePass]]], spec: str
+    available: Mapping[str, Callable[[], type[XDSLModulePass]]],
+    spec: str,
+    prog: str = "xrelay-opt",
 ) -> tuple[XDSLModulePass, ...]:
     """The passes of an ``xdsl-opt``-style pipeline spec (``a,b{opt=1}``); unknown
-    passes and bad options are one-line :class:`UsageError`s (a bad ``-p``)."""
-    specs = list(parse_pipeline(spec))
+    passes and bad options are one-line :class:`UsageError`s, a bad ``-p``
+    (``prog``: the tool whose ``--list-passes`` the hint names)."""
+    specs = parse_pipeline_spec(spec)
     passes: list[XDSLModulePass] = []
     for pass_spec in specs:
         factory = available.get(pass_spec.name)
@@ -351,12 +535,21 @@ def build_pipeline(
             close = difflib.get_close_matches(pass_spec.name, list(available), n=3)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
             raise UsageError(
-                f"unknown pass '{pass_spec.name}'{hint}; --list-passes lists them"
+                f"unknown pass '{pass_spec.name}'{hint}; '{prog} --list-passes' "
+                "lists them"
             )
         try:
             passes.append(factory().from_pass_spec(pass_spec))
         except (ValueError, TypeError) as e:
-            raise UsageError(f"invalid options for pass '{pass_spec.name}': {e}") from e
+            bare = [k for k, v in pass_spec.parameters.items() if v == ()]
+            hint = (
+                f" ('{bare[0]}' has no value: quote a value that holds spaces)"
+                if bare
+                else ""
+            )
+            raise UsageError(
+                f"invalid options for pass '{pass_spec.name}': {e}{hint}"
+            ) from e
     return tuple(passes)
 
 

@@ -50,6 +50,15 @@ def exit_code(e: BaseException) -> int:
     return 2 if isinstance(e, UsageError | ArgSpecParseError) else 1
 
 
+class OpWarning(UserWarning):
+    """A warning about one op: the tools print it at the op's location, and
+    ``--verify-diagnostics`` checks it against ``expected-warning``."""
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(message)
+        self.op = op
+
+
 def first_line(text: str) -> str:
     """The first non-blank line of ``text``, stripped."""
     for line in text.splitlines():
@@ -115,7 +124,7 @@ def _redefinition(table: Operation | None, message: str) -> Operation | None:
     return None
 
 
-def _arg_spec_message(e: ArgSpecParseError) -> str:
+def arg_spec_message(e: ArgSpecParseError) -> str:
     lines = [line for line in str(e).splitlines() if line.strip()]
     column = ""
     for line in lines:
@@ -138,7 +147,7 @@ def diagnose(e: BaseException) -> tuple[str | None, str]:
     if isinstance(e, ParseError):
         return str(e.span.get_location()), first_line(e.msg)
     if isinstance(e, ArgSpecParseError):
-        return None, _arg_spec_message(e)
+        return None, arg_spec_message(e)
     if isinstance(
         e,
         DiagnosticException
@@ -152,8 +161,8 @@ def diagnose(e: BaseException) -> tuple[str | None, str]:
         return location, first_line(str(e)) + pass_notes(e)
     if isinstance(e, MemoryError):
         return None, (
-            "out of memory: the input asks for more than this machine has (a huge "
-            f"constant or shape?){pass_notes(e)}"
+            "out of memory: the input asks for more than this machine has"
+            f"{pass_notes(e)}"
         )
     if isinstance(e, RecursionError):
         return None, (
@@ -201,6 +210,11 @@ def one_line_warnings(prog: str) -> None:
     ) -> None:
         del category, filename, lineno, file, line
         text = first_line(str(message))
+        op = getattr(message, "op", None)
+        location = location_of(op) if isinstance(op, Operation) else None
+        if location is not None:  # a warning about an op of the input
+            print(f"{location}: warning: {text}", file=sys.stderr)
+            return
         warn(prog, text.removeprefix("xrelay: "))
 
     warnings.showwarning = show

@@ -12,6 +12,7 @@ locations like ``mlir-opt --mlir-print-debuginfo``.
 from __future__ import annotations
 
 import bisect
+import difflib
 from typing import Any
 
 from xdsl.context import Context
@@ -74,6 +75,21 @@ class LocatingParser(Parser):
                 line, col = self._line_col(span.start)
                 op.location = FileLineColLoc(self._file, IntAttr(line), IntAttr(col))
         return op
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        """The op class of ``name``; an unknown name is an error suggesting the
+        closest names of the ops known (``relay.nn.rleu``: ``relay.nn.relu``)."""
+        try:
+            return super()._get_op_by_name(name)
+        except ParseError as e:
+            close = difflib.get_close_matches(
+                name, [op.name for op in self.ctx.loaded_ops], n=3, cutoff=0.75
+            )
+            if not close:
+                raise
+            hint = ", ".join(close)
+            message = (e.msg.strip().splitlines() or [""])[0]
+            raise ParseError(e.span, f"{message} (did you mean {hint}?)") from e
 
     def _parse_optional_builtin_type(self) -> TypeAttribute | None:
         """Builtin types, with ``tensor<...>`` spellings parsed once per input: a

@@ -29,9 +29,14 @@ def all_dialects() -> dict[str, Callable[[], Dialect]]:
 
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """xrelay's registered passes by pipeline name, as factories of xDSL pass classes
-    (the class fields are the pass options)."""
+    (the class fields are the pass options), those the ``xrelay.passes`` entry
+    points and the plugins loaded so far register included (the xDSL pass classes
+    of plugins are :func:`xrelay.tools.plugins.xdsl_passes`)."""
     from xrelay.pass_manager.registry import PassEntry, all_entries
     from xrelay.pass_manager.xdsl_interop import xdsl_pass_class
+    from xrelay.tools import plugins
+
+    plugins.load_entry_points()
 
     def factory(entry: PassEntry) -> Callable[[], type[ModulePass]]:
         return lambda: xdsl_pass_class(

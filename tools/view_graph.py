@@ -365,7 +365,11 @@ def write_graph(
 @register_pass(
     "ViewGraph",
     "view-graph",
-    options=[("path", str, ""), ("func", str, ""), ("times", str, "")],
+    options=[
+        ("path", str, "", ".dot, .svg, .png or .pdf file (empty: DOT on stderr)"),
+        ("func", str, "", "the function drawn (empty: @main)"),
+        ("times", str, "", "JSON file of per-kernel milliseconds colouring them"),
+    ],
 )
 class ViewGraph(Pass):
     """Write the dataflow graph of a function as Graphviz DOT, or SVG/PNG/PDF by the

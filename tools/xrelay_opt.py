@@ -6,7 +6,10 @@ Every ``xdsl-opt`` flag keeps working (``-p`` with pass options,
 ``-t`` ...). Added, mapped onto ONE :class:`~xrelay.pass_manager.PassContext` entered
 around the whole pipeline: ``--opt-level``, ``--required-pass``, ``--disabled-pass``,
 ``--pass-config key=value``, the print-IR instruments, ``--time-passes`` (the
-PassTimingInstrument tree), ``--list-passes``. Every pass of ``-p`` (xDSL's too)
+PassTimingInstrument tree), ``--list-passes`` (with each pass's options),
+``--load-pass-plugin``. ``--verify-diagnostics`` checks the input's ``expected-*``
+directives as ``mlir-opt`` does (:mod:`xrelay.tools.verify_diagnostics`). Every pass
+of ``-p`` (xDSL's too)
 runs through the pass manager, so instruments see them all; instrument output goes to
 stderr, the IR to stdout (or ``-o``).
 
@@ -18,11 +21,13 @@ shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
-from collections.abc import Sequence
-from io import StringIO
+import warnings
+from collections.abc import Generator, Sequence
+from io import BytesIO, StringIO
 from typing import IO, Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -45,8 +50,10 @@ from xrelay.pass_manager import (
     PrintBeforeAll,
     reproducer,
 )
-from xrelay.tools import cli, universe
+from xrelay.tools import cli, plugins, universe
+from xrelay.tools import verify_diagnostics as verify
 from xrelay.tools.diagnostics import (
+    OpWarning,
     UsageError,
     UserError,
     exit_code,
@@ -70,6 +77,15 @@ def _xrelay_version() -> str:
         return "(source tree)"
 
 
+def _xdsl_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("xdsl")
+    except PackageNotFoundError:
+        return "(unknown)"
+
+
 class XRelayOptMain(xDSLOptMain):
     """The ``xrelay-opt`` driver.
 
@@ -85,6 +101,9 @@ class XRelayOptMain(xDSLOptMain):
         "dialect, xrelay's passes and TVM's PassContext.",
         args: Sequence[str] | None = None,
     ):
+        # plugins load before the passes are registered, so that --help and
+        # --list-passes show theirs
+        self._early_plugins = cli.plugin_specs(sys.argv[1:] if args is None else args)
         super().__init__(description, args)
 
     # -- registration -----------------------------------------------------------------
@@ -96,9 +115,24 @@ class XRelayOptMain(xDSLOptMain):
                 self.ctx.register_dialect(name, factory)
 
     def register_all_passes(self) -> None:
+        for spec in getattr(self, "_early_plugins", ()):
+            plugins.load_pass_plugin(spec)
         super().register_all_passes()
-        for name, factory in universe.all_passes().items():
+        self._register_xrelay_passes()
+
+    def _register_xrelay_passes(self) -> None:
+        """xrelay's registered passes and the xDSL passes of plugins."""
+        for name, factory in {**plugins.xdsl_passes(), **universe.all_passes()}.items():
             self.register_pass(name, factory)
+
+    def load_plugins(self) -> None:
+        """The ``--load-pass-plugin`` plugins not loaded yet (an abbreviated flag),
+        their passes added to ``-p``."""
+        late = [p for p in self.args.load_pass_plugin if p not in self._early_plugins]
+        for spec in late:
+            plugins.load_pass_plugin(spec)
+        if late:
+            self._register_xrelay_passes()
 
     def register_all_targets(self) -> None:
         # xrelay's LLVM IR (the thread team around the host) under the usual name
@@ -160,14 +194,55 @@ class XRelayOptMain(xDSLOptMain):
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.prog = PROG
-        arg_parser.epilog = cli.GATING_HELP
-        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        arg_parser.epilog = cli.GATING_HELP + "\n\n" + cli.pass_options_help()
+        arg_parser.formatter_class = cli.HelpFormatter
         # usage errors are one line
         arg_parser.error = lambda message: cli.one_line_usage_error(  # type: ignore[method-assign]
             arg_parser, message
         )
         # some xdsl-opt flags are redefined below (same meaning, output on stderr)
         arg_parser.conflict_handler = "resolve"
+        # redefined in a group made after the conflict handler is set
+        basics = arg_parser.add_argument_group("pipeline and verification")
+        basics.add_argument(
+            "-t",
+            "--target",
+            default="mlir",
+            metavar="TARGET",
+            help="the output: "
+            + ", ".join(sorted(self.available_targets))
+            + " (default mlir; llvm: the LLVM IR of IR lowered to the llvm dialect; "
+            "relay: Relay's text format)",
+        )
+        basics.add_argument(
+            "--verify-diagnostics",
+            action="store_true",
+            help="check the diagnostics against the input's expected-error, "
+            "expected-warning and expected-note directives as mlir-opt does (text, "
+            "{{regex}} under -re, @+N/@-N/@above/@below/@unknown): each mismatch is "
+            "one line and the exit code 1. An input without directives: print the "
+            "diagnostics on stdout and exit 0, as xdsl-opt does",
+        )
+        basics.add_argument(
+            "-p",
+            "--passes",
+            default="",
+            metavar="PIPELINE",
+            help="the passes to run, in order: 'a,b{option=value},c' (--list-passes "
+            "lists them with their options)",
+        )
+        basics.add_argument(
+            "-v",
+            "--version",
+            action="version",
+            version=self.version_format.format(xdsl_version=_xdsl_version()),
+            help="print the versions of xrelay and xDSL and exit",
+        )
+        basics.add_argument(
+            "--disable-verify",
+            action="store_true",
+            help="do not verify the input, nor the IR after each pass",
+        )
         arg_parser.add_argument(
             "--elide-constants",
             nargs="?",
@@ -187,8 +262,10 @@ class XRelayOptMain(xDSLOptMain):
             "--list-passes",
             action="store_true",
             help="list xrelay's passes (pipeline name, TVM name, opt_level, required "
-            "passes, description) and xDSL's, and exit",
+            "passes, description, and each option: name, type, default, help) and "
+            "xDSL's, and exit",
         )
+        cli.add_plugin_argument(arg_parser)
         cli.add_pass_context_arguments(arg_parser)
         group = arg_parser.add_argument_group(
             "instruments (output on stderr, the IR stays on stdout)"
@@ -245,6 +322,7 @@ class XRelayOptMain(xDSLOptMain):
         options are one-line errors); under ``--run-reproducer``, the reproducer's
         file, pipeline and PassContext."""
         self.replay: reproducer.Reproducer | None = None
+        self.load_plugins()
         if self.args.run_reproducer is not None:
             self._load_reproducer(self.args.run_reproducer)
         self.pipeline = PassPipeline(
@@ -379,38 +457,56 @@ class XRelayOptMain(xDSLOptMain):
                 f"{self.get_input_name()}: {e} (give -f mlir to read it as MLIR)"
             ) from e
         output: IO[str] = StringIO() if out_path is not None else sys.stdout
+        expected = self._expected_diagnostics()
+        produced: list[verify.Produced] = []
         try:
             for i, (chunk, offset) in enumerate(chunks):
                 module: ModuleOp | None = None
                 try:
                     if i > 0:
                         output.write("// -----\n")
-                    module = self.parse_chunk(chunk, file_extension, offset)
-                    if module is not None:
-                        with reproducer.capture_crashes(self.reproducer):
-                            self.apply_passes(module)
-                        output.write(self._emit(module))
+                    with self._op_warnings(produced if expected is not None else None):
+                        module = self.parse_chunk(chunk, file_extension, offset)
+                        if module is not None:
+                            with reproducer.capture_crashes(self.reproducer):
+                                self.apply_passes(module)
+                            output.write(self._emit(module))
                     output.flush()
                 except ParseError as e:
                     e.span = dataclasses.replace(e.span, line_offset=offset)
-                    if not args.parsing_diagnostics:
+                    if expected is not None:
+                        produced += verify.produced_by(e, None)
+                    elif not args.parsing_diagnostics:
                         raise
-                    print(e)
+                    else:
+                        print(e)
                 except (
                     DiagnosticException,
                     PassVerificationError,
                     PassContractError,
                     RecursionError,  # nested too deeply: located at the deepest op
+                    UserError,
                 ) as e:
-                    if not args.verify_diagnostics:
+                    if expected is not None:
+                        produced += verify.produced_by(e, module)
+                    elif isinstance(e, UserError):
+                        raise
+                    elif not args.verify_diagnostics:
                         raise located(e, module) from e
-                    _print_diagnostic(e)
+                    else:
+                        _print_diagnostic(e)
                 finally:
                     chunk.close()
         except ShrinkException:
             assert args.shrink
             print("Success, can shrink")
             sys.exit(0)
+        if expected is not None:
+            mismatches = verify.check(expected, produced, self.get_input_name())
+            if mismatches:
+                for line in mismatches:
+                    print(line, file=sys.stderr)
+                raise DiagnosticsMismatch(len(mismatches))
         if out_path is not None:
             assert isinstance(output, StringIO)
             try:
@@ -422,6 +518,50 @@ class XRelayOptMain(xDSLOptMain):
             print("Failure, can't shrink")
             sys.exit(1)
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """The input, read whole under ``--verify-diagnostics`` (its ``expected-*``
+        directives are read from the text)."""
+        stream, extension = super().get_input_stream()
+        if not self.args.verify_diagnostics:
+            return stream, extension
+        with stream:
+            data = stream.read()
+        self._input_text = data.decode("utf-8", errors="replace")
+        return BytesIO(data), extension
+
+    def _expected_diagnostics(self) -> list[verify.Expected] | None:
+        """Under ``--verify-diagnostics``, the input's ``expected-*`` directives;
+        ``None`` when it has none (xdsl-opt's printing mode) or without the flag."""
+        text: str | None = getattr(self, "_input_text", None)
+        if not self.args.verify_diagnostics or text is None:
+            return None
+        try:
+            directives = verify.parse_directives(text, self.get_input_name())
+        except verify.DirectiveError as e:
+            raise UserError(str(e)) from e
+        return directives or None
+
+    @contextlib.contextmanager
+    def _op_warnings(self, produced: list[verify.Produced] | None) -> Generator[None]:
+        """Under ``--verify-diagnostics`` with directives, collect the warnings
+        about ops into ``produced`` (others are shown as usual)."""
+        if produced is None:
+            yield
+            return
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", OpWarning)
+            try:
+                yield
+            finally:
+                for w in caught:
+                    diag = verify.produced_warning(w.message)
+                    if diag is not None:
+                        produced.append(diag)
+                    else:
+                        warnings.showwarning(
+                            w.message, w.category, w.filename, w.lineno
+                        )
+
     def _emit(self, module: ModuleOp) -> str:
         """The output for ``-t``; a target that cannot emit this IR (``-t llvm`` on IR
         not lowered to the llvm dialect) is a one-line error."""
@@ -432,6 +572,16 @@ class XRelayOptMain(xDSLOptMain):
             if isinstance(e, NotImplementedError) and self.args.target == "llvm":
                 hint = " (-t llvm needs IR lowered to the llvm dialect)"
             raise UserError(f"-t {self.args.target}: {first_line(str(e))}{hint}") from e
+
+
+class DiagnosticsMismatch(Exception):
+    """``--verify-diagnostics`` found mismatches (each already printed on a line)."""
+
+    def __init__(self, count: int):
+        super().__init__(
+            f"{count} diagnostic(s) did not match the expected-* directives"
+        )
+        self.count = count
 
 
 def _print_diagnostic(e: BaseException) -> None:
@@ -450,10 +600,13 @@ def first_sentence(doc: str) -> str:
 
 
 def list_passes_text(available: dict[str, Any]) -> str:
-    """The ``--list-passes`` table: xrelay's passes, then xDSL's pass names."""
+    """The ``--list-passes`` table: xrelay's passes (each followed by its options:
+    name, type, default, help), then xDSL's pass names."""
     from xrelay.pass_manager import list_passes
+    from xrelay.pass_manager.registry import lookup
 
     rows = [("PASS", "TVM NAME", "OPT", "REQUIRED", "DESCRIPTION")]
+    options: list[list[str]] = [[]]
     for p in list_passes():
         rows.append(
             (
@@ -464,11 +617,13 @@ def list_passes_text(available: dict[str, Any]) -> str:
                 first_sentence(p.doc),
             )
         )
+        options.append(cli.option_lines(lookup(p.name), "      "))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["xrelay passes:"]
-    for row in rows:
+    for row, option_rows in zip(rows, options, strict=True):
         cells = [c.ljust(w) for c, w in zip(row[:4], widths, strict=True)]
         lines.append("  " + "  ".join([*cells, row[4]]).rstrip())
+        lines += option_rows
     ours = {p.pipeline_name for p in list_passes()}
     lines.append("")
     lines.append("xDSL passes (opt_level 0, run as named in -p):")
@@ -483,8 +638,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     one_line_warnings(PROG)
     try:
         XRelayOptMain(args=args).run()
+        sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
     except (SystemExit, KeyboardInterrupt):
         raise
+    except BrokenPipeError:
+        return cli.broken_pipe_exit()
+    except DiagnosticsMismatch:
+        return 1  # one line per mismatch is printed
     except BaseException as e:
         if debug:
             raise

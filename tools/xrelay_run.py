@@ -1,9 +1,9 @@
 """``xrelay-run MODEL``: compile a model, run it, summarise (and check) its outputs.
 
-MODEL is relay IR in a ``.mlir`` file, or an ``.onnx`` model when the ONNX frontend
-(``xrelay.frontend.from_onnx``) exists; ``--example`` runs the bundled example
-instead. Inputs come from ``--input name=file.npy``; the others are drawn at random
-(``--seed``). The model is compiled under one PassContext (``--opt-level``,
+MODEL is relay IR in a ``.mlir`` file, Relay's text format in a ``.relay`` file, or
+an ``.onnx`` model; ``--example`` runs the bundled example instead. Inputs come from
+``--input name=file.npy``; the others are drawn at random (``--seed``), and a note
+on stderr names them. The model is compiled under one PassContext (``--opt-level``,
 ``--required-pass``, ``--disabled-pass``, ``--pass-config``, ``--time-passes``) and
 run ``--repeat`` times; outputs can be written (``--output-dir``) and compared
 (``--expected``, ``--rtol``, ``--atol``: exit code 1 on a mismatch).
@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation
 
 from xrelay.dialects.relay import dtypes
 from xrelay.names import decode_name
@@ -69,13 +70,17 @@ class LLVMBuildError(RunError):
 def build_parser() -> argparse.ArgumentParser:
     parser = cli.OneLineArgumentParser(
         prog=PROG,
-        description="Compile a relay model (.mlir, or .onnx with the ONNX frontend), "
+        description="Compile a relay model (.mlir, .relay, or .onnx with the ONNX "
+        "frontend), "
         "run it and summarise its outputs.",
         epilog=cli.GATING_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=cli.HelpFormatter,
     )
     parser.add_argument(
-        "model", nargs="?", help="a .mlir file holding relay IR, or an .onnx model"
+        "model",
+        nargs="?",
+        help="a .mlir file holding relay IR, a .relay file in Relay's text format, or "
+        "an .onnx model",
     )
     parser.add_argument(
         "--example", action="store_true", help="run the bundled example model"
@@ -195,12 +200,37 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="print a progress line on stderr when compiling takes longer (default 1.5)",
     )
+    group.add_argument(
+        "--list-passes",
+        action="store_true",
+        help="list the passes -p takes (with their options) and exit",
+    )
+    cli.add_plugin_argument(parser)
     cli.add_pass_context_arguments(parser, default_opt_level=RUN_OPT_LEVEL)
     cli.add_reproducer_arguments(parser, with_file=False)
     parser.add_argument(
         "--debug", action="store_true", help="show Python tracebacks on errors"
     )
+    parser.add_argument(
+        "-v",
+        "--version",
+        action="version",
+        version=version_text(),
+        help="print the versions of xrelay and xDSL and exit",
+    )
     return parser
+
+
+def version_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(package: str, missing: str) -> str:
+        try:
+            return version(package)
+        except PackageNotFoundError:
+            return missing
+
+    return f"{PROG} {of('xrelay', '(source tree)')} built on xdsl {of('xdsl', '?')}"
 
 
 def _seed(text: str) -> int:
@@ -243,14 +273,35 @@ def load_model(path: Path, given: dict[str, Any]) -> Model:
     suffix = path.suffix.lower()
     if suffix == ".mlir":
         return Model(load_mlir(path), str(path))
+    if suffix == ".relay":
+        return Model(load_relay_text(path), str(path))
     if suffix == ".onnx":
         shapes = {k: np.shape(v) for k, v in given.items()}
         module, params = load_onnx(read_bytes(path), str(path), shapes)
         return Model(module, str(path), params)
     raise RunError(
-        f"{path}: unsupported model file '{path.suffix or path.name}' (expected .mlir "
-        "or .onnx)"
+        f"{path}: unsupported model file '{path.suffix or path.name}' (expected .mlir, "
+        ".relay or .onnx)"
     )
+
+
+def load_relay_text(path: Path) -> ModuleOp:
+    """A model in Relay's text format (as ``xrelay-opt`` reads ``.relay`` files)."""
+    from xrelay.dialects.relay.dominance import verify_module
+    from xrelay.frontend.relay.text_parser import RelayTextError, parse
+    from xrelay.tools.diagnostics import located
+    from xrelay.tools.models import read_bytes
+
+    text = read_bytes(path).decode("utf-8", errors="replace")
+    try:
+        module: ModuleOp = parse(text, str(path)).module
+    except RelayTextError as e:
+        raise RunError(e.message, e.location) from e
+    try:
+        verify_module(module)
+    except Exception as e:
+        raise located(e, module) from e
+    return module
 
 
 def read_inputs(items: Sequence[str]) -> dict[str, Any]:
@@ -277,10 +328,15 @@ def arg_name(arg: Any, index: int) -> str:
 
 
 def make_inputs(
-    func: FuncOp, named: dict[str, Any], seed: int, params: dict[str, Any] | None = None
+    func: FuncOp,
+    named: dict[str, Any],
+    seed: int,
+    params: dict[str, Any] | None = None,
+    random_names: list[str] | None = None,
 ) -> list[Any]:
     """One array per parameter of ``func``: from ``named`` (``--input``) or
-    ``params`` by parameter name, else random with ``seed``."""
+    ``params`` by parameter name, else random with ``seed`` (their names are
+    appended to ``random_names``)."""
     params = params or {}
     rng = np.random.default_rng(seed)
     args: list[Any] = []
@@ -308,6 +364,8 @@ def make_inputs(
             raise RunError(
                 f"parameter %{name} has a dynamic shape {ty}; give it with --input"
             )
+        if random_names is not None:
+            random_names.append(name)
         npd = dtypes.numpy_dtype(ty.get_element_type())
         _check_random_input(name, ty, shape, npd)
         if npd.kind == "f" or dtypes.is_bfloat16(npd):
@@ -402,9 +460,10 @@ def choose_executor(requested: str) -> tuple[str, str]:
 def available_passes() -> dict[str, Callable[[], type[Any]]]:
     from xdsl.universe import Universe
 
-    from xrelay.tools import universe
+    from xrelay.tools import plugins, universe
 
     passes = dict(Universe.get_multiverse().all_passes)
+    passes.update(plugins.xdsl_passes())
     passes.update(universe.all_passes())
     return passes
 
@@ -468,7 +527,7 @@ def compile_model(model: Model, args: argparse.Namespace, executor: str) -> Comp
     if executor == "llvm" and args.passes is None:
         spec = ""  # xrelay.build runs Relay's pipeline itself
     available = available_passes()
-    passes = cli.build_pipeline(available, spec)
+    passes = cli.build_pipeline(available, spec, PROG)
     instruments = [PassTimingInstrument()] if args.time_passes else []
     ctx = cli.build_pass_context(args, PROG, instruments, list(available))
     module = model.module.clone()
@@ -645,8 +704,17 @@ def compare(
 
 
 def run(args: argparse.Namespace) -> int:
+    from xrelay.tools import plugins
+
+    for spec in args.load_pass_plugin:
+        plugins.load_pass_plugin(spec)
     if args.list_pass_configs:
         sys.stdout.write(cli.list_pass_configs())
+        return 0
+    if args.list_passes:
+        from xrelay.tools.xrelay_opt import list_passes_text
+
+        sys.stdout.write(list_passes_text(available_passes()))
         return 0
     if args.example and args.model is not None:
         raise UsageError("give a model file or --example, not both")
@@ -669,7 +737,7 @@ def run(args: argparse.Namespace) -> int:
         print("IR after InferType (large constants elided):")
         print(module_text(module))
     elif args.model is None:
-        raise UsageError("give a model file (.mlir or .onnx), or --example")
+        raise UsageError("give a model file (.mlir, .relay or .onnx), or --example")
     else:
         model = load_model(Path(args.model), named)
         print(f"model: {args.model}")
@@ -681,16 +749,26 @@ def run(args: argparse.Namespace) -> int:
     func = funcs[entry]
     if func.is_declaration:
         raise RunError(f"{model.name}: @{entry} is a declaration (it has no body)")
+    random_names: list[str] = []
     if model.inputs is not None and not named:
         inputs = model.inputs
+        random_names = [arg_name(p, i) for i, p in enumerate(func.body.block.args)]
     else:
-        inputs = make_inputs(func, named, args.seed, model.params)
+        try:
+            inputs = make_inputs(func, named, args.seed, model.params, random_names)
+        except MemoryError as e:
+            raise out_of_memory(
+                f"making the random input %{random_names[-1]}", func, e
+            ) from e
+
     args.profile = bool(args.profile or args.trace or args.times_json)
     if args.profile and args.executor == "interpreter":
         raise UsageError("--profile times compiled kernels: it needs --executor llvm")
     executor, note = choose_executor(args.executor)
     try:
         compiled = compile_model(model, args, executor)
+    except MemoryError as e:
+        raise out_of_memory(f"compiling {model.name}", model.module, e) from e
     except LLVMBuildError as e:
         if args.executor != "auto" or args.profile:
             raise
@@ -726,12 +804,34 @@ def run(args: argparse.Namespace) -> int:
 
     latencies: list[float] = []
     outputs: list[Any] = []
-    run_once, threads, executor_module = prepare(
-        compiled, func, inputs, entry, model.params, args.threads
-    )
+    for file in args.expected:  # unreadable files fail before a long run
+        try:
+            np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise RunError(f"--expected {file}: cannot read: {e}") from e
+    if random_names:  # once the model compiled: what the outputs are made from
+        listed = ", ".join(f"%{n}" for n in random_names)
+        print(
+            f"{PROG}: note: random data (--seed {args.seed}) for {listed}; give "
+            "real data with --input NAME=FILE.npy",
+            file=sys.stderr,
+        )
+    try:
+        run_once, threads, executor_module = prepare(
+            compiled, func, inputs, entry, model.params, args.threads
+        )
+    except MemoryError as e:
+        raise out_of_memory(
+            f"allocating the buffers of {model.name}{_buffer_sizes(compiled)}",
+            compiled.module,
+            e,
+        ) from e
     for _ in range(args.repeat):
         start = time.perf_counter()
-        outputs = run_once()
+        try:
+            outputs = run_once()
+        except MemoryError as e:
+            raise out_of_memory(f"running {model.name}", compiled.module, e) from e
         latencies.append(time.perf_counter() - start)
     for i, out in enumerate(outputs):
         print(summarise(out, f"output {i}"))
@@ -763,6 +863,71 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def largest_buffer(root: Operation) -> str | None:
+    """The largest statically shaped tensor an op under ``root`` makes, as
+    ``the intermediate value of relay.X at file:line:col (shape, size)`` (``the
+    constant ...`` for a ``relay.constant``); ``None`` when there is none."""
+    from xrelay.dialects.relay.structural import ConstantOp
+    from xrelay.tools.locations import location_of
+
+    best: tuple[int, Operation, TensorType[Any]] | None = None
+    for op in root.walk():
+        for result in op.results:
+            ty = result.type
+            if not isinstance(ty, TensorType) or any(d < 0 for d in ty.get_shape()):
+                continue
+            try:
+                itemsize = dtypes.numpy_dtype(ty.get_element_type()).itemsize
+            except Exception:
+                continue
+            size = math.prod(ty.get_shape()) * itemsize
+            if best is None or size > best[0]:
+                best = (size, op, ty)
+    if best is None:
+        return None
+    size, op, ty = best
+    kind = "constant" if isinstance(op, ConstantOp) else "intermediate value of"
+    where = location_of(op)
+    at = f" at {where}" if where else ""
+    shape = "x".join([*(str(d) for d in ty.get_shape()), str(ty.get_element_type())])
+    return f"the {kind} {op.name}{at} ({shape}, {_bytes(size)})"
+
+
+def _bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} bytes"
+
+
+def _buffer_sizes(compiled: Compiled) -> str:
+    """`` (intermediates: one arena of N, inputs: N, outputs: N)`` of a compiled
+    model; "" for the interpreter."""
+    spec = getattr(compiled.lib, "spec", None)
+    if spec is None:
+        return ""
+
+    def total(tensors: Sequence[Any]) -> int:
+        return sum(math.prod(t.shape) * t.np_dtype.itemsize for t in tensors)
+
+    return (
+        f" (intermediates: one arena of {_bytes(spec.arena_size)}, inputs: "
+        f"{_bytes(total(spec.inputs))}, outputs: {_bytes(total(spec.outputs))})"
+    )
+
+
+def out_of_memory(what: str, root: Operation | None, e: MemoryError) -> RunError:
+    """The one-line error for running out of memory while doing ``what``, naming
+    the largest buffer of the IR (an intermediate value or a constant)."""
+    from xrelay.tools.diagnostics import pass_notes
+
+    largest = largest_buffer(root) if root is not None else None
+    detail = f"; the largest buffer is {largest}" if largest else ""
+    return RunError(f"out of memory {what}{pass_notes(e)}{detail}")
+
+
 def _report_profile(m: Any, args: argparse.Namespace) -> None:
     """Run ``--repeat`` times more with the profile read, print the table of the
     median run, write its trace and its times JSON where asked."""
@@ -785,12 +950,19 @@ def _report_profile(m: Any, args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``xrelay-run``; returns the exit code (0, 1 on errors and mismatches,
     2 on bad flags)."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except BrokenPipeError:  # --help into a closed pipe
+        return cli.broken_pipe_exit()
     one_line_warnings(PROG)
     try:
-        return run(args)
+        code = run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
+        return code
     except (SystemExit, KeyboardInterrupt):
         raise
+    except BrokenPipeError:
+        return cli.broken_pipe_exit()
     except BaseException as e:
         if args.debug:
             raise

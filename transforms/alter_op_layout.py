@@ -92,7 +92,10 @@ def split_for_layout(func: FuncOp, target: str) -> bool:
     return changed
 
 
-@register_pass("AlterOpLayout", options=[("target", str, "")])
+@register_pass(
+    "AlterOpLayout",
+    options=[("target", str, "", "the target whose layouts to use (empty: current)")],
+)
 class AlterOpLayout(FunctionPass):
     """Replace ops by the target's preferred layouts (CPU: blocked ``NCHW{c}c``
     convolutions, packed dense weights) and insert the layout transforms between

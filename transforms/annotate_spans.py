@@ -63,7 +63,17 @@ def annotate_spans(module: ModuleOp, source_name: str = DEFAULT_SOURCE) -> str:
     return text
 
 
-@register_pass("AnnotateSpans", options=[("source_name", str, DEFAULT_SOURCE)])
+@register_pass(
+    "AnnotateSpans",
+    options=[
+        (
+            "source_name",
+            str,
+            DEFAULT_SOURCE,
+            "the file name the new locations point into",
+        )
+    ],
+)
 class AnnotateSpans(ModulePass):
     """Locate every op in the printed program (Relay's AnnotateSpans: module pass,
     opt_level 0)."""

@@ -136,7 +136,17 @@ def convert_layout(func: FuncOp, desired: DesiredLayouts | str) -> bool:
     return LayoutRewriter(hook).rewrite(func)
 
 
-@register_pass("ConvertLayout", options=[("desired_layouts", str, "")])
+@register_pass(
+    "ConvertLayout",
+    options=[
+        (
+            "desired_layouts",
+            str,
+            "",
+            "op=layout[:layout...] entries, e.g. nn.conv2d=NHWC:default",
+        )
+    ],
+)
 class ConvertLayout(FunctionPass):
     """Convert the layouts of convolutions and pools to ``desired_layouts`` and let
     the other ops follow, inserting as few ``layout_transform``s as possible (Relay's

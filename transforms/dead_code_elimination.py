@@ -183,7 +183,10 @@ def eliminate_in_function(
 
 @register_pass(
     "DeadCodeElimination",
-    options=[("inline_once", bool, False), ("ignore_impurity", bool, False)],
+    options=[
+        ("inline_once", bool, False, "move a pure op used once into its if branch"),
+        ("ignore_impurity", bool, False, "treat every op as pure"),
+    ],
 )
 class DeadCodeElimination(ModulePass):
     """Erase unused pure ops in every function, also inside ``relay.if`` regions

@@ -289,7 +289,10 @@ def fold_constants(
     return folder.changed
 
 
-@register_pass("FoldConstant", options=[("fold_qnn", bool, False)])
+@register_pass(
+    "FoldConstant",
+    options=[("fold_qnn", bool, False, "accepted for compatibility (no QNN ops)")],
+)
 class FoldConstant(FunctionPass):
     """Evaluate ops whose operands are all constants, project tuples of known
     fields, pick the branch of an ``if`` with a constant condition and fold

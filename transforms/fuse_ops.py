@@ -80,7 +80,17 @@ MAX_NAME_LENGTH = 80
 """Fused function names are cut to about this length (TVM's ``kMaxFuncNameLength``)."""
 
 
-@register_pass("FuseOps", options=[("fuse_opt_level", int, -1)])
+@register_pass(
+    "FuseOps",
+    options=[
+        (
+            "fuse_opt_level",
+            int,
+            -1,
+            "fusion level; -1: the PassContext's opt_level, 0: one op per function",
+        )
+    ],
+)
 class FuseOps(Pass):
     """Fuse ops into primitive functions with Relay's post-dominator algorithm
     (Relay's ``FuseOps``). ``fuse_opt_level`` -1 uses the PassContext's opt_level; 0

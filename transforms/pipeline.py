@@ -170,7 +170,9 @@ def _check_fits(array: np.ndarray[Any, Any], ty: Any, name: str) -> None:
         )
 
 
-@register_pass("RelayOptimize", options=[("opt_level", int, -1)])
+@register_pass(
+    "RelayOptimize", options=[("opt_level", int, -1, "-1: the PassContext's opt_level")]
+)
 class RelayOptimize(Pass):
     """Relay's relay.build optimisation pipeline for the context's opt_level (or
     ``opt_level`` when given): the pass prefix as one Sequential, then InferType,

@@ -73,7 +73,14 @@ def remove_unused_functions(module: ModuleOp, entries: Sequence[str]) -> list[st
 
 @register_pass(
     "RemoveUnusedFunctions",
-    options=[("entry_functions", tuple[str, ...], DEFAULT_ENTRIES)],
+    options=[
+        (
+            "entry_functions",
+            tuple[str, ...],
+            DEFAULT_ENTRIES,
+            "the functions kept with everything they call",
+        )
+    ],
 )
 class RemoveUnusedFunctions(ModulePass):
     """Delete the functions not reachable from ``entry_functions`` (default

@@ -54,6 +54,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xrelay.dialects.relay import dtypes
+from xrelay.dialects.relay.known_attributes import KnownAttributes
 from xrelay.dialects.relay.layout_rules import InferredLayouts, MaybeLayout
 
 Array: TypeAlias = np.ndarray[Any, Any]
@@ -355,7 +356,7 @@ class RelayOp(IRDLOperation):
     whatever its size, as long as the result is no larger than the operand (packing
     a large weight once at build time rather than on every run)."""
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), KnownAttributes())
     irdl_options = (ParsePropInAttrDict(),)
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:

@@ -59,6 +59,7 @@ from xrelay.dialects.relay.base import (
     ranked,
     types_compatible,
 )
+from xrelay.dialects.relay.known_attributes import KnownAttributes
 
 # Function attributes (unit attributes on ``func.func``) with Relay's meaning.
 SKIP_OPTIMIZATION = "relay.skip_optimization"
@@ -115,7 +116,7 @@ class ConstantOp(RelayOp):
     name = "relay.constant"
     value = prop_def(DenseIntOrFPElementsAttr)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), ConstantLike())
+    traits = traits_def(Pure(), ConstantLike(), KnownAttributes())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
 
     def __init__(self, value: DenseIntOrFPElementsAttr | Array):
@@ -236,7 +237,7 @@ class YieldOp(RelayOp):
 
     name = "relay.yield"
     values = var_operand_def()
-    traits = traits_def(IsTerminator(), ReturnLike(), Pure())
+    traits = traits_def(IsTerminator(), ReturnLike(), Pure(), KnownAttributes())
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
@@ -255,7 +256,9 @@ class IfOp(RelayOp):
     results_ = var_result_def()
     then_region = region_def("single_block")
     else_region = region_def("single_block")
-    traits = traits_def(RecursiveMemoryEffect(), RecursivelySpeculatable())
+    traits = traits_def(
+        RecursiveMemoryEffect(), RecursivelySpeculatable(), KnownAttributes()
+    )
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
 
     def __init__(

@@ -3,7 +3,7 @@
 
 // Unknown pass (with a suggestion):
 // RUN: not xrelay-opt %s -p infer-typ 2>&1 | filecheck %s --check-prefix=UNKNOWN-PASS
-// UNKNOWN-PASS: xrelay-opt: error: unknown pass 'infer-typ' (did you mean infer-type{{.*}}?); --list-passes lists them
+// UNKNOWN-PASS: xrelay-opt: error: unknown pass 'infer-typ' (did you mean infer-type{{.*}}?); 'xrelay-opt --list-passes' lists them
 // UNKNOWN-PASS-NOT: Traceback
 
 // Unknown pass option:
