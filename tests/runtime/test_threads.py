@@ -88,7 +88,8 @@ def test_repeated_runs_reuse_nothing_stale(lib: Any):
 
 def test_kernels_are_shared_out_or_run_by_thread_zero(lib: Any):
     """In the host: shared-out kernels get the thread id and count, the others run
-    under ``tid == 0`` with ``(0, 1)`` after a reset of the chunk counter; barriers
+    under ``tid == 0`` with ``(0, 1)`` after a reset of the chunk counter (none of
+    this model's kernels since batch_matmul's dot-product tiles are shared); barriers
     separate them."""
     mlir = lib.get_source("mlir")
     host = mlir[mlir.index("func.func @main") :]
@@ -100,9 +101,11 @@ def test_kernels_are_shared_out_or_run_by_thread_zero(lib: Any):
     assert any("softmax" in c for c in shared)
     # the depthwise one, blocked too (its kernel is OIHW1i{c}o)
     assert any("conv2d_NCHWc" in c and "x3x3x1x" in c for c in shared)
-    assert any("batch_matmul" in c for c in alone)
+    # a batch_matmul of at most 8 rows runs the dot-product tiles, shared by columns
+    assert any("batch_matmul" in c for c in shared)
     assert host.count("scf.if") == len(alone)
-    assert host.count("func.call @xrelay_barrier(%team)") >= len(shared)
+    # a barrier after every shared kernel but the last
+    assert host.count("func.call @xrelay_barrier(%team)") >= len(shared) - 1
     assert host.count("func.call @xrelay_reset(%team)") == len(alone)
     assert "func.func private @xrelay_barrier(!llvm.ptr)" in mlir
 
