@@ -98,7 +98,7 @@ def add_pass_context_arguments(
     why = "as in TVM" if default_opt_level == 2 else "the fast kernels; TVM's is 2"
     group.add_argument(
         "--opt-level",
-        type=_opt_level,
+        type=non_negative_int,
         default=default_opt_level,
         metavar="N",
         help=f"PassContext opt_level (default {default_opt_level}: {why})",
@@ -214,16 +214,6 @@ def plugin_specs(argv: Sequence[str]) -> list[str]:
         elif arg.startswith(PLUGIN_FLAG + "="):
             specs.append(arg[len(PLUGIN_FLAG) + 1 :])
     return specs
-
-
-def _opt_level(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
 
 
 def non_negative_float(text: str) -> float:

@@ -64,17 +64,9 @@ from xrelay.tools.diagnostics import (
     warn,
 )
 from xrelay.tools.locations import parse_mlir
+from xrelay.version import xrelay_version
 
 PROG = "xrelay-opt"
-
-
-def _xrelay_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("xrelay")
-    except PackageNotFoundError:
-        return "(source tree)"
 
 
 def _xdsl_version() -> str:
@@ -93,7 +85,7 @@ class XRelayOptMain(xDSLOptMain):
     propagate as exceptions; :func:`main` turns them into one-line diagnostics).
     """
 
-    version_format = f"{PROG} {_xrelay_version()} built on xdsl {{xdsl_version}}"
+    version_format = f"{PROG} {xrelay_version()} built on xdsl {{xdsl_version}}"
 
     def __init__(
         self,

@@ -46,6 +46,7 @@ from xrelay.tools.diagnostics import (
     one_line_warnings,
     report,
 )
+from xrelay.version import xrelay_version
 
 PROG = "xrelay-run"
 
@@ -100,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     group.add_argument(
         "--seed",
-        type=_seed,
+        type=cli.non_negative_int,
         default=0,
         help="seed of the random inputs (default 0)",
     )
@@ -222,25 +223,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def version_text() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    import xdsl
 
-    def of(package: str, missing: str) -> str:
-        try:
-            return version(package)
-        except PackageNotFoundError:
-            return missing
-
-    return f"{PROG} {of('xrelay', '(source tree)')} built on xdsl {of('xdsl', '?')}"
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
+    return f"{PROG} {xrelay_version()} built on xdsl {xdsl.__version__}"
 
 
 def _positive_int(text: str) -> int:

@@ -7,11 +7,11 @@ from functools import cache
 
 @cache
 def xrelay_version() -> str:
-    """The installed distribution's version; ``"source tree"`` when xrelay runs from
-    a checkout that is not installed."""
+    """The installed distribution's version; ``"(source tree)"`` when xrelay runs
+    from a checkout that is not installed."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         return version("xrelay")
     except PackageNotFoundError:
-        return "source tree"
+        return "(source tree)"
