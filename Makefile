@@ -24,12 +24,16 @@ $(STAMP): pyproject.toml
 	$(VPY) -m pip install --quiet -e ".[test]"
 	touch $@
 
+# One worker per core (pytest-xdist); a test file stays on one worker, so its
+# module-scoped builds happen once.
+PYTEST_WORKERS ?= auto
+
 pytest: $(STAMP)
-	$(VPY) -m pytest tests -m "not slow"
+	$(VPY) -m pytest tests -m "not slow" -n $(PYTEST_WORKERS) --dist loadfile
 
 # the slow tests (the onnx wheel's light real models through the ONNX backend)
 test-slow: $(STAMP)
-	$(VPY) -m pytest tests -m slow
+	$(VPY) -m pytest tests -m slow -n $(PYTEST_WORKERS) --dist loadfile
 
 # Differential fuzzing (interpreter vs builds at opt 0 and 3): N random programs from
 # SEED (random when empty; printed either way). `make fuzz N=5000 SEED=1`.
