@@ -68,3 +68,13 @@ from xrelay.frontend.relay.ty import TensorType as TensorType
 from xrelay.frontend.relay.ty import TupleType as TupleType
 from xrelay.frontend.relay.ty import Type as Type
 from xrelay.frontend.relay.ty import scalar_type as scalar_type
+from xrelay.frontend.relay import backend as backend  # noqa: E402
+from xrelay.frontend.relay import build_module as build_module  # noqa: E402
+from xrelay.frontend.relay import testing as testing  # noqa: E402
+from xrelay.frontend.relay.expr import SourceName as SourceName  # noqa: E402
+from xrelay.frontend.relay.expr import Span as Span  # noqa: E402
+from xrelay.frontend.relay.ty import GlobalTypeVar as GlobalTypeVar  # noqa: E402
+from xrelay.frontend.relay.ty import IncompleteType as IncompleteType  # noqa: E402
+from xrelay.frontend.relay.ty import TypeKind as TypeKind  # noqa: E402
+from xrelay.frontend.relay.ty import TypeVar as TypeVar  # noqa: E402
+from xrelay.frontend.relay.unsupported import *  # noqa: E402, F403

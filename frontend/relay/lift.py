@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     StringAttr,
+    TupleType,
     UnitAttr,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
@@ -42,7 +43,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue, TypeAt
 from xdsl.irdl import VarOperandDef, VarResultDef
 
 from xrelay.dialects.relay import dtypes
-from xrelay.dialects.relay.base import RelayOp, is_unknown
+from xrelay.dialects.relay.base import RelayOp, is_complete, is_unknown
 from xrelay.dialects.relay.structural import (
     PRIMITIVE,
     ConstantOp,
@@ -133,6 +134,13 @@ def _callee(call: CallOp) -> FuncOp | None:
     return None
 
 
+def _typed(expr: Expr, ty: Attribute) -> Expr:
+    """``expr`` with its ``checked_type`` set from the IR type (when complete)."""
+    if is_complete(ty):
+        expr.checked_type = from_ir(ty)
+    return expr
+
+
 class Lifter:
     """Lifts the values of one function; shares its memo with nested regions."""
 
@@ -145,6 +153,7 @@ class Lifter:
         for i, arg in enumerate(block.args):
             ty = None if is_unknown(arg.type) else from_ir(arg.type)  # untyped
             v = Var(arg.name_hint or f"p{i}", ty)
+            _typed(v, arg.type)
             self.memo[arg] = v
             out.append(v)
         return out
@@ -169,7 +178,7 @@ class Lifter:
                     (o, False) for o in reversed(owner.operands) if o not in self.memo
                 )
                 continue
-            self.memo[v] = self.result(owner, cast(Any, v).index)
+            self.memo[v] = _typed(self.result(owner, cast(Any, v).index), v.type)
         return self.memo[value]
 
     def op_expr(self, op: Operation) -> Expr:
@@ -178,6 +187,10 @@ class Lifter:
         if known is not None:
             return known
         made = self.make(op)
+        if len(op.results) == 1:
+            _typed(made, op.results[0].type)
+        elif op.results:  # a multi-result op: Relay's tuple-valued call
+            _typed(made, TupleType(tuple(cast(Any, r.type) for r in op.results)))
         loc = op.location
         if isinstance(loc, FileLineColLoc):  # AnnotateSpans, or a parsed file
             line, col = loc.line.data, loc.column.data

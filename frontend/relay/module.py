@@ -235,6 +235,17 @@ class IRModule:
 
     # -- text, copies, checks -----------------------------------------------------------
 
+    def import_from_std(self, file_to_import: str) -> None:
+        """TVM's standard Relay files: ``core.rly`` declares only the VM's opaque
+        ``Storage`` type, of which xrelay has no use (memory allocation is VM-only),
+        so importing it adds nothing; the others define the Prelude's algebraic
+        data types, which xrelay leaves out (a one-line error)."""
+        if file_to_import != "core.rly":
+            raise NotImplementedError(
+                f"IRModule.import_from_std({file_to_import!r}): Relay's Prelude "
+                "(algebraic data types) is not part of xrelay"
+            )
+
     def astext(self, show_meta_data: bool = True, fmt: str = "mlir") -> str:
         """The module as text: MLIR (the default: xrelay's own IR, exact and read
         back by ``xrelay-opt``) or, with ``fmt="relay"``, Relay's text format
