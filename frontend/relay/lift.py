@@ -24,6 +24,7 @@ gives the same IR.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
 from xdsl.dialects.builtin import (
@@ -64,7 +65,8 @@ from xrelay.frontend.relay.expr import (
     TupleGetItem,
     Var,
 )
-from xrelay.frontend.relay.ty import from_ir
+from xrelay.frontend.relay.ty import TupleType as TupleTypeView
+from xrelay.frontend.relay.ty import from_ir, to_ir
 
 FUNCTION_ATTR_NAMES: dict[str, str] = {
     "relay.skip_optimization": "SkipOptimization",
@@ -148,11 +150,16 @@ class Lifter:
         self.memo: dict[SSAValue, Expr] = dict(params or {})
         self.calls: dict[Operation, Expr] = {}
 
-    def params(self, block: Block) -> list[Var]:
+    def params(self, block: Block, known: Sequence[Var] | None = None) -> list[Var]:
+        """The parameters as relay Vars; ``known[i]`` stands for argument ``i`` when
+        it has its name and type (the Var the function was built with)."""
         out: list[Var] = []
         for i, arg in enumerate(block.args):
             ty = None if is_unknown(arg.type) else from_ir(arg.type)  # untyped
-            v = Var(arg.name_hint or f"p{i}", ty)
+            name = arg.name_hint or f"p{i}"
+            v = _same_var(known[i], name, arg.type) if known and i < len(known) else None
+            if v is None:
+                v = Var(name, ty)
             _typed(v, arg.type)
             self.memo[arg] = v
             out.append(v)
@@ -252,14 +259,36 @@ class Lifter:
         return self.value(term.operands[0])
 
 
-def lift_function(func: FuncOp) -> tuple[list[Var], Expr]:
-    """The parameters and the body of ``func`` as relay expressions."""
+def _same_var(var: Var, name: str, ty: Attribute) -> Var | None:
+    """``var`` when it is the parameter named ``name`` of type ``ty`` (an untyped Var
+    matches any type InferType gave it)."""
+    from xrelay.names import encode_name
+
+    if name not in (var.name_hint, encode_name(var.name_hint)):
+        return None
+    ann = var.type_annotation
+    if ann is not None and to_ir(ann) != ty:
+        return None
+    return var
+
+
+def lift_function(
+    func: FuncOp, param_vars: Sequence[Var] | None = None
+) -> tuple[list[Var], Expr]:
+    """The parameters and the body of ``func`` as relay expressions (``param_vars``:
+    the Vars it was built with, reused where they still fit)."""
     if not func.body.blocks:
         raise LiftError(f"@{func.sym_name.data} has no body")
     block = func.body.block
     lifter = Lifter()
-    params = lifter.params(block)
+    params = lifter.params(block, param_vars)
     ret = block.last_op
-    if not isinstance(ret, ReturnOp) or len(ret.operands) != 1:
-        raise LiftError(f"@{func.sym_name.data} must return exactly one value")
+    if not isinstance(ret, ReturnOp) or not ret.operands:
+        raise LiftError(f"@{func.sym_name.data} must return a value")
+    if len(ret.operands) > 1:  # several results: Relay's tuple-returning function
+        fields = [lifter.value(v) for v in ret.operands]
+        body = Tuple(fields)
+        if all(is_complete(v.type) for v in ret.operands):
+            body.checked_type = TupleTypeView([f.checked_type for f in fields])
+        return params, body
     return params, lifter.value(ret.operands[0])
