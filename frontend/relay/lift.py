@@ -260,14 +260,15 @@ class Lifter:
 
 
 def _same_var(var: Var, name: str, ty: Attribute) -> Var | None:
-    """``var`` when it is the parameter named ``name`` of type ``ty`` (an untyped Var
-    matches any type InferType gave it)."""
+    """``var`` when it is the parameter named ``name`` of type ``ty`` (an untyped
+    Var is not: once InferType typed it, the parameter is a new, typed Var, as in
+    Relay)."""
     from xrelay.names import encode_name
 
     if name not in (var.name_hint, encode_name(var.name_hint)):
         return None
     ann = var.type_annotation
-    if ann is not None and to_ir(ann) != ty:
+    if ann is None or to_ir(ann) != ty:
         return None
     return var
 

@@ -144,3 +144,18 @@ def test_fuse_max_depth():
         before(20), transform.FuseOps(), config={"relay.FuseOps.max_depth": 10}
     )
     assert z.astext(fmt="relay").count("Primitive=1") == 2
+
+
+def test_primitive_attribute_given_as_tir_intimm():
+    """``with_attr("Primitive", tir.IntImm("int32", 1))`` marks a fused function as
+    TVM's tests write it; the module holds it as relay.primitive."""
+    from xrelay import tir
+
+    p = relay.var("p", shape=(4,))
+    fused = relay.Function([p], relay.exp(p)).with_attr(
+        "Primitive", tir.IntImm("int32", 1)
+    )
+    x = relay.var("x", shape=(4,))
+    mod = relay.IRModule.from_expr(relay.Function([x], relay.Call(fused, [x])))
+    assert "relay.primitive" in mod.astext()
+    assert tir.IntImm("int32", 1) == 1 and tir.IntImm("int64", 7).dtype == "int64"
