@@ -390,6 +390,9 @@ class ConvOp(PaddedOp):
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
     KERNEL_CANONICAL: ClassVar[str] = "OIHW"
     """The kernel layout the weight shape is read in (``IOHW`` for the transpose)."""
+    BLOCKED_AS_PRIMAL: ClassVar[bool] = True
+    """Blocked layouts are computed as the unblocked op between transforms
+    (:meth:`primal_form`); the NCHWc op has kernels for its blocked layouts."""
 
     def kernel_layout_str(self) -> str:
         raise NotImplementedError
@@ -424,6 +427,8 @@ class ConvOp(PaddedOp):
         :meth:`layout_variant`), the ``(src, dst)`` layout transforms its operands
         need and the one taking its result back; ``None`` when nothing is blocked.
         The lowering computes a blocked convolution this way."""
+        if not self.BLOCKED_AS_PRIMAL:
+            return None
         data, kernel, out = self.layouts()
         if not any(is_blocked(x) for x in (data, kernel, out)):
             return None
@@ -862,6 +867,7 @@ class Conv2DNCHWcOp(ConvOp):
     (``[C/y, 1, KH, KW, 1, y]``) with data and output ``NCHW{y}c``.
     """
 
+    BLOCKED_AS_PRIMAL: ClassVar[bool] = False
     name = "relay.nn.contrib_conv2d_NCHWc"
     data_layout = str_prop("NCHW8c")
     kernel_layout = str_prop("OIHW8i8o")

@@ -143,7 +143,9 @@ class IRModule:
         name = self._name(key)
         lifted: list[FuncOp] = []
         params: list[Var] | None = None
-        if isinstance(value, Function):
+        if isinstance(value, FunctionView):  # (not lifted: it may be a declaration)
+            params = value._param_vars  # pyright: ignore[reportPrivateUsage]
+        elif isinstance(value, Function):
             params = list(value.params)
         if isinstance(value, FunctionView):
             value = value.func_op
