@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -71,7 +71,7 @@ def parametrize_targets(*targets: Any) -> Callable[[_F], _F]:
 
     if len(targets) == 1 and callable(targets[0]):
         fn = targets[0]
-        return pytest.mark.parametrize(("target", "dev"), params(()))(fn)
+        return cast(Any, pytest.mark.parametrize(("target", "dev"), params(()))(fn))
 
     def decorate(fn: _F) -> _F:
         return pytest.mark.parametrize(("target", "dev"), params(targets))(fn)

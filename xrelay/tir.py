@@ -19,7 +19,17 @@ from typing import Any as _Any
 
 from xrelay.frontend.relay.ty import Any as Any
 
-_INT_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+_INT_DTYPES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+)
 _FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NoReturn
 
-
 _INTROSPECTION = ("__", "_pytest", "_mock")
 """Attribute names tools probe for (pytest's collector, mock): plain AttributeErrors."""
 

@@ -436,7 +436,10 @@ class ConvOp(PaddedOp):
         op = self.layout_variant(
             updates={"data_layout": pd, "kernel_layout": pk, "out_layout": po}
         )
-        moves = [(data, pd) if data != pd else None, (kernel, pk) if kernel != pk else None]
+        moves = [
+            (data, pd) if data != pd else None,
+            (kernel, pk) if kernel != pk else None,
+        ]
         return op, moves, (po, out) if out != po else None
 
     def check_kernel_size(self, kh: int, kw: int) -> None:

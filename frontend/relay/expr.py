@@ -239,7 +239,9 @@ class Var(Expr):
         from xrelay.frontend.relay.ty import from_ir, to_ir
 
         ann = self.type_annotation
-        return None if ann is None or not is_complete(to_ir(ann)) else from_ir(to_ir(ann))
+        return (
+            None if ann is None or not is_complete(to_ir(ann)) else from_ir(to_ir(ann))
+        )
 
 
 class Constant(Expr):
@@ -344,7 +346,7 @@ class GlobalVar(Expr):
         self._type: Attribute | None = type_annot
 
     @property
-    def checked_type(self) -> Attribute:
+    def checked_type(self) -> Attribute:  # pyright: ignore[reportIncompatibleMethodOverride]
         """The callee's ``FunctionType``."""
         if self._type is None:
             raise ValueError(

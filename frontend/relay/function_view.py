@@ -37,9 +37,7 @@ _UNIT_ATTRS = {
 class FunctionView(Function):
     """A relay Function over a ``func.func`` (see the module docstring)."""
 
-    def __init__(
-        self, func_op: FuncOp, param_vars: list[Var] | None = None
-    ):  # pylint: disable=super-init-not-called
+    def __init__(self, func_op: FuncOp, param_vars: list[Var] | None = None):  # pylint: disable=super-init-not-called
         self.func_op = func_op
         self._param_vars = param_vars
         """The relay Vars the function was built with (by its IRModule): a parameter
@@ -81,7 +79,7 @@ class FunctionView(Function):
         )
 
     @property
-    def checked_type(self) -> FuncType:
+    def checked_type(self) -> FuncType:  # pyright: ignore[reportIncompatibleMethodOverride]
         ty = from_ir(self.func_op.function_type)
         assert isinstance(ty, FuncType)
         return ty

@@ -14,8 +14,8 @@ from xrelay.frontend.relay.ty import TypeLike
 def InferTypeLocal(expr: Expr | TupleWrapper) -> TypeLike:
     """The checked type of ``expr``: a ``TensorType``/``TupleType``, or a
     ``FuncType`` for a function. Raises ``BuildError`` on a type error."""
-    from xrelay.frontend.relay.dataflow_pattern.expr_types import ExprTypes
     from xrelay.frontend.relay.analysis import post_order_visit
+    from xrelay.frontend.relay.dataflow_pattern.expr_types import ExprTypes
     from xrelay.frontend.relay.function import Function
 
     node = to_expr(expr)

@@ -157,7 +157,11 @@ class Lifter:
         for i, arg in enumerate(block.args):
             ty = None if is_unknown(arg.type) else from_ir(arg.type)  # untyped
             name = arg.name_hint or f"p{i}"
-            v = _same_var(known[i], name, arg.type) if known and i < len(known) else None
+            v = (
+                _same_var(known[i], name, arg.type)
+                if known and i < len(known)
+                else None
+            )
             if v is None:
                 v = Var(name, ty)
             _typed(v, arg.type)

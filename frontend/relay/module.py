@@ -252,7 +252,7 @@ class IRModule:
     def inherit_from(self, source: IRModule) -> None:
         """Take over ``source``'s relay Vars (this module was made from it by a
         pass): a parameter that kept its name and type lifts as the same Var."""
-        for name, params in source._param_vars.items():  # noqa: SLF001
+        for name, params in source._param_vars.items():
             self._param_vars.setdefault(name, params)
 
     def import_from_std(self, file_to_import: str) -> None:

@@ -10,7 +10,6 @@ several operands (``concatenate``, ``stack``) or may read outside their operand
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable, Sequence
 
 import numpy as np

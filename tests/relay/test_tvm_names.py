@@ -20,10 +20,15 @@ def test_tir_immediates_are_numbers_with_a_dtype():
     from xrelay import tir
 
     i = tir.IntImm("int64", 3)
-    assert i == 3 and isinstance(i, int) and i.dtype == "int64" and i.value == 3
+    assert i == 3
+    assert isinstance(i, int)
+    assert i.dtype == "int64"
+    assert i.value == 3
     f = tir.const(0.5)
-    assert f == 0.5 and f.dtype == "float32"
-    assert tir.const(2).dtype == "int32" and tir.const(True).dtype == "bool"
+    assert f == 0.5
+    assert f.dtype == "float32"
+    assert tir.const(2).dtype == "int32"
+    assert tir.const(True).dtype == "bool"
     assert tir.const(2, "float16").dtype == "float16"
     with pytest.raises(ValueError, match="integer dtype"):
         tir.IntImm("float32", 1)
@@ -49,7 +54,8 @@ def test_tir_layout_and_script_constructors():
 
     assert tir.layout("NCHW16c").factor_of("c") == 16
     assert not tir.layout("")  # TVM's undefined layout is falsy
-    assert T.int32(4) == 4 and T.int32(4).dtype == "int32"
+    assert T.int32(4) == 4
+    assert T.int32(4).dtype == "int32"
     assert T.float16(1.5).dtype == "float16"
     with pytest.raises(NotSupportedError, match="TVMScript"):
         T.prim_func(lambda: None)
@@ -62,8 +68,10 @@ def test_testing_helpers():
     with pytest.raises(AssertionError):
         xrelay.testing.assert_allclose(np.ones(3), np.ones(3) * 1.01)
     [(target, dev)] = xrelay.testing.enabled_targets()
-    assert target == "llvm" and dev == xrelay.cpu(0)
+    assert target == "llvm"
+    assert dev == xrelay.cpu(0)
     assert xrelay.testing.uses_gpu(len) is len
+
     def on_target(target: str, dev: object) -> None:
         pass
 
@@ -92,7 +100,8 @@ def test_instrument_modules_and_target_names():
     from xrelay.target import Target, VirtualDevice
     from xrelay.target.codegen import llvm_version_major
 
-    assert A is PassTimingInstrument and callable(pass_instrument)
+    assert A is PassTimingInstrument
+    assert callable(pass_instrument)
     assert llvm_version_major() >= 14
     vd = VirtualDevice(xrelay.cpu(), Target("llvm"))
     assert vd.target.kind == "llvm"
@@ -107,7 +116,9 @@ def test_relay_backend_and_build_module_names():
         Executor("vm")
     x = relay.var("x", shape=(2,))
     run = create_executor(mod=relay.IRModule.from_expr(relay.negative(x)))
-    np.testing.assert_array_equal(run.evaluate()(np.ones(2, "float32")).numpy(), [-1, -1])
+    np.testing.assert_array_equal(
+        run.evaluate()(np.ones(2, "float32")).numpy(), [-1, -1]
+    )
 
 
 def test_out_of_scope_modules_import_and_fail_naming_the_construct():
@@ -153,7 +164,8 @@ def test_function_with_several_results_has_a_function_view():
     )
     main = mod["main"]
     assert [p.name_hint for p in main.params] == ["x"]
-    assert isinstance(main.body, relay.Tuple) and len(main.body.fields) == 2
+    assert isinstance(main.body, relay.Tuple)
+    assert len(main.body.fields) == 2
     assert main.body.checked_type == relay.TupleType(
         [relay.TensorType((2,), "float32")] * 2
     )

@@ -109,7 +109,9 @@ class VirtualDevice:
     every value on the host CPU, so one can be built and compared, but no pass
     places values by it."""
 
-    def __init__(self, device: object = None, target: object = None, memory_scope: str = ""):
+    def __init__(
+        self, device: object = None, target: object = None, memory_scope: str = ""
+    ):
         self.device = device
         self.target = target
         self.memory_scope = memory_scope

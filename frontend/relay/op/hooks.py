@@ -215,8 +215,8 @@ def run_infer_hook(
         )
     current = _attrs(op)
     changed = {k: v for k, v in out.new_attrs.items() if current.get(k) != v}
-    layouts = [*out.input_layouts, *out.output_layouts]
-    if any(x is None or str(x) in ("", "None") for x in layouts):
+    layouts: list[object] = [*out.input_layouts, *out.output_layouts]
+    if any(x is None or str(x) == "" for x in layouts):
         # an undefined layout (TVM's Layout("")): the hook knows no layout here,
         # so the op keeps its operands in their original layouts
         return None

@@ -115,13 +115,15 @@ class _Definition:
 
 
 def to_ir_shape(t: Any) -> tuple[int, ...]:
-    from xrelay.frontend.relay.ty import DYN, Any as AnyDim
+    from xrelay.frontend.relay.ty import DYN
+    from xrelay.frontend.relay.ty import Any as AnyDim
 
     return tuple(DYN if isinstance(d, AnyDim) else int(d) for d in t.shape)
 
 
 def _dims_back(shape: Sequence[int]) -> list[Any]:
-    from xrelay.frontend.relay.ty import DYN, Any as AnyDim
+    from xrelay.frontend.relay.ty import DYN
+    from xrelay.frontend.relay.ty import Any as AnyDim
 
     return [AnyDim() if d == DYN else d for d in shape]
 
@@ -138,7 +140,8 @@ def _op_class(definition: _Definition) -> type[CustomOp]:
             "data": var_operand_def(ANY_TENSOR),
             "result": result_def(ANY_TENSOR),
             "assembly_format": FORMAT,
-            "__doc__": definition.describe or f"{definition.name}, registered from Python.",
+            "__doc__": definition.describe
+            or f"{definition.name}, registered from Python.",
             "__module__": __name__,
         },
     )

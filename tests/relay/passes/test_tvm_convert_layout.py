@@ -255,7 +255,10 @@ def test_infer_layout_hook_returning_undefined_layouts():
         transform.PassContext(opt_level=3),
     ):
         mod = transform.Sequential(
-            [transform.InferType(), transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"]})]
+            [
+                transform.InferType(),
+                transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"]}),
+            ]
         )(relay.IRModule.from_expr(fn))
     assert asked
     assert mod["main"].ret_type == relay.TensorType((1, 56, 56, 64), "float32")

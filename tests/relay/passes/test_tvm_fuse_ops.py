@@ -158,4 +158,5 @@ def test_primitive_attribute_given_as_tir_intimm():
     x = relay.var("x", shape=(4,))
     mod = relay.IRModule.from_expr(relay.Function([x], relay.Call(fused, [x])))
     assert "relay.primitive" in mod.astext()
-    assert tir.IntImm("int32", 1) == 1 and tir.IntImm("int64", 7).dtype == "int64"
+    assert tir.IntImm("int32", 1) == 1
+    assert tir.IntImm("int64", 7).dtype == "int64"

@@ -277,7 +277,9 @@ def test_python_defined_op_cannot_run():
     reg.get("scenario_no_semantics").add_type_rel("Identity")
     x = relay.var("x", shape=(2,))
     mod = relay.IRModule.from_expr(relay.Call(reg.get("scenario_no_semantics"), [x]))
-    with pytest.raises(Exception, match="scenario_no_semantics was registered from Python"):
+    with pytest.raises(
+        Exception, match="scenario_no_semantics was registered from Python"
+    ):
         relay.create_executor(mod=mod).evaluate()(np.zeros(2, "float32"))
 
 

@@ -101,7 +101,9 @@ def test_inline_attribute_given_as_tir_intimm():
     from xrelay import tir
 
     p = relay.var("p", shape=(2,))
-    g = relay.Function([p], relay.nn.relu(p)).with_attr("Inline", tir.IntImm("int32", 1))
+    g = relay.Function([p], relay.nn.relu(p)).with_attr(
+        "Inline", tir.IntImm("int32", 1)
+    )
     mod = relay.IRModule()
     gv = relay.GlobalVar("g")
     mod[gv] = g

@@ -171,7 +171,9 @@ def test_free_variable_identity_survives_a_rewriting_pass():
     mod = relay.IRModule.from_expr(before)
     mod = transform.Sequential([transform.InferType(), transform.SimplifyExpr()])(mod)
     expected = relay.IRModule.from_expr(x)
-    assert_structural_equal(mod["main"].body, transform.InferType()(expected)["main"].body)
+    assert_structural_equal(
+        mod["main"].body, transform.InferType()(expected)["main"].body
+    )
 
 
 def test_collapse_sum_like_becomes_collapse_sum_to():
