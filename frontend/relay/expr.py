@@ -234,6 +234,12 @@ class Var(Expr):
     def _short(self) -> str:
         return f"Var(%{self.name_hint}, {self.type_annotation!r})"
 
+    @property
+    def vid(self) -> VarId:
+        """The variable's identity (TVM's ``Var.vid``): ``a.vid.same_as(b.vid)``
+        when ``a`` and ``b`` are the same variable."""
+        return VarId(self)
+
     def _implied_type(self) -> Any:
         from xrelay.dialects.relay.base import is_complete
         from xrelay.frontend.relay.ty import from_ir, to_ir
@@ -242,6 +248,21 @@ class Var(Expr):
         return (
             None if ann is None or not is_complete(to_ir(ann)) else from_ir(to_ir(ann))
         )
+
+
+class VarId:
+    """The identity of a :class:`Var` (TVM's ``relay.Id``): its ``name_hint``, and
+    ``same_as`` telling whether two belong to the same variable."""
+
+    def __init__(self, var: Var) -> None:
+        self._var = var
+        self.name_hint = var.name_hint
+
+    def same_as(self, other: object) -> bool:
+        return isinstance(other, VarId) and other._var is self._var
+
+    def __repr__(self) -> str:
+        return f"Id({self.name_hint})"
 
 
 class Constant(Expr):

@@ -289,3 +289,12 @@ def test_shape_built_from_tir_immediates():
     x = relay.var("x", shape=(T.int64(2), 3))
     y = relay.argmax(x, axis=[1])
     assert transform.InferTypeLocal(y) == relay.TensorType([T.int32(2)], "int32")
+
+
+def test_var_identity_through_local_inference():
+    x = relay.var("x", shape=())
+    y = relay.add(x, x)
+    transform.InferTypeLocal(y)
+    assert y.checked_type == relay.scalar_type("float32")
+    assert x.vid.same_as(y.args[0].vid)
+    assert not x.vid.same_as(relay.var("x", shape=()).vid)
