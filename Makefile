@@ -55,7 +55,7 @@ lint: $(STAMP)
 typecheck-tree:
 	rm -rf $(TYPECHECK_TREE) && mkdir -p $(TYPECHECK_TREE)
 	cp -s $(CURDIR)/xrelay/*.py $(CURDIR)/xrelay/py.typed $(TYPECHECK_TREE)/
-	cp -rs $(CURDIR)/xrelay/contrib $(TYPECHECK_TREE)/contrib
+	for d in contrib ir target topi; do cp -rs $(CURDIR)/xrelay/$$d $(TYPECHECK_TREE)/$$d; done
 	for d in $(SUBPACKAGES); do cp -rs $(CURDIR)/$$d $(TYPECHECK_TREE)/$$d; done
 	find $(TYPECHECK_TREE) -name __pycache__ -prune -exec rm -rf {} +
 

@@ -34,6 +34,7 @@ from xrelay.lowering.memory_plan import arena_size, host_function, plan_memory
 from xrelay.lowering.parallel import lower_in_parts, plan_parts, requested_jobs
 from xrelay.lowering.scalar_types import tensor_info
 from xrelay.lowering.stages import stage
+from xrelay.lowering.unblock import unblock_layouts
 from xrelay.lowering.work_bound import check_work
 from xrelay.runtime.artifact import interface_global
 from xrelay.runtime.jit import join_parts
@@ -48,6 +49,7 @@ def relay_to_kernels(
     from xrelay.transforms.infer_type import infer_types
 
     infer_types(module)
+    unblock_layouts(module)
     lower_graph(module, entry, profile)
 
 

@@ -78,13 +78,23 @@ class ModuleKind:
     """How to present a ``builtin.module`` to user code: as itself, or wrapped in the
     class the outermost call was given (``IRModule``)."""
 
-    __slots__ = ("wrapper",)
+    __slots__ = ("source", "wrapper")
 
-    def __init__(self, wrapper: type | None):
+    def __init__(self, wrapper: type | None, source: Any = None):
         self.wrapper = wrapper
+        self.source = source
+        """The wrapper the call was given: a wrapper made for a module derived from
+        it inherits what it keeps beside the IR (``inherit_from(source)``; the
+        IRModule's relay variables, so a free variable keeps its identity)."""
 
     def wrap(self, op: ModuleOp) -> Any:
-        return op if self.wrapper is None else self.wrapper(op)
+        if self.wrapper is None:
+            return op
+        made = self.wrapper(op)
+        inherit = getattr(made, "inherit_from", None)
+        if self.source is not None and callable(inherit):
+            inherit(self.source)
+        return made
 
 
 PLAIN_MODULE = ModuleKind(None)
@@ -95,7 +105,7 @@ def _unwrap(mod: Any) -> tuple[ModuleOp, ModuleKind]:
         return mod, PLAIN_MODULE
     inner = getattr(mod, "module", None)
     if isinstance(inner, ModuleOp):
-        return inner, ModuleKind(type(mod))
+        return inner, ModuleKind(type(mod), mod)
     raise TypeError(
         f"a pass runs on a builtin.module or an IRModule, not on {type(mod).__name__}"
     )

@@ -61,12 +61,12 @@ from xrelay.dialects.relay.elementwise import (
     ZerosOp,
 )
 from xrelay.dialects.relay.layout import Layout
-from xrelay.dialects.relay.reduce import SumOp
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.dialects.relay.transform import (
     BroadcastToLikeOp,
     BroadcastToOp,
     CollapseSumLikeOp,
+    CollapseSumToOp,
     LayoutTransformOp,
     ReshapeLikeOp,
     ReshapeOp,
@@ -332,21 +332,9 @@ class ConcretizeLike(RelayRewrite):
 def _collapse_sum_to(
     data: SSAValue, target: tuple[int, ...], edit: Edit
 ) -> SSAValue | None:
-    """Relay's ``collapse_sum_to(data, target)`` from ``sum`` and ``reshape`` (the
-    dialect has no ``collapse_sum_to``)."""
-    src = static_shape(data)
-    if src is None or len(src) < len(target):
-        return None
-    lead = len(src) - len(target)
-    axes = list(range(lead)) + [
-        lead + k for k, d in enumerate(target) if d == 1 and src[lead + k] != 1
-    ]
-    value = data
-    if axes:
-        value = edit.op(SumOp, [value], axis=axes, keepdims=True)
-    if static_shape(value) != target:
-        value = edit.op(ReshapeOp, [value], newshape=list(target))
-    return value
+    """Relay's ``collapse_sum_to(data, target)``: the shape-explicit form of
+    ``collapse_sum_like``."""
+    return edit.op(CollapseSumToOp, [data], shape=list(target))
 
 
 class ConcretizeCastLike(RelayRewrite):

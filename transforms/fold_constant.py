@@ -61,7 +61,7 @@ from xrelay.dialects.relay.structural import (
     TupleOp,
     YieldOp,
 )
-from xrelay.dialects.relay.transform import ShapeOfOp
+from xrelay.dialects.relay.transform import NdarraySizeOp, ShapeOfOp
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
 from xrelay.pass_manager.config import FOLD_MAX_ELEMENTS
 
@@ -187,7 +187,7 @@ class _Folder:
                 field = tup.operands[op.index.value.data]
                 self.replace(op, [field])
             return
-        if isinstance(op, ShapeOfOp):
+        if isinstance(op, ShapeOfOp | NdarraySizeOp):
             self.fold_shape_of(op)
             return
         self.fold_op(op)
@@ -214,14 +214,17 @@ class _Folder:
         self.replace(op, values)
         self.run_ops(inlined)
 
-    def fold_shape_of(self, op: ShapeOfOp) -> None:
+    def fold_shape_of(self, op: ShapeOfOp | NdarraySizeOp) -> None:
+        """``shape_of`` / ``ndarray_size`` of a static shape: a constant, whatever
+        the data (Relay folds them by type)."""
         ty = op.data.type
         if not isinstance(ty, TensorType):
             return
         shape = cast(TensorType, ty).get_shape()
         if DYN in shape:
             return
-        value = np.array(shape, dtype=dtypes.numpy_dtype(op.dtype))
+        numbers = math.prod(shape) if isinstance(op, NdarraySizeOp) else shape
+        value = np.array(numbers, dtype=dtypes.numpy_dtype(op.dtype))
         self.replace(op, [materialize(value, op.result.type, op)])
 
     def fold_op(self, op: RelayOp) -> None:

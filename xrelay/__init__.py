@@ -38,6 +38,14 @@ def __getattr__(name: str) -> object:
         from xrelay.runtime import ndarray
 
         return getattr(ndarray, name)
+    if name in _UNSUPPORTED:
+        from xrelay import unsupported
+        from xrelay.unsupported import UnsupportedModule
+
+        what = getattr(unsupported, _UNSUPPORTED[name])
+        module = UnsupportedModule(f"xrelay.{name}", what)
+        globals()[name] = module
+        return module
     if name == "IRModule":
         from xrelay.frontend.relay.module import IRModule
 
@@ -45,7 +53,22 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'xrelay' has no attribute {name!r}")
 
 
-_SUBMODULES = ("contrib", "ir", "nd", "runtime", "target", "transform")
+_SUBMODULES = (
+    "contrib",
+    "error",
+    "instrument",
+    "ir",
+    "nd",
+    "runtime",
+    "script",
+    "target",
+    "testing",
+    "tir",
+    "topi",
+    "transform",
+)
 """TVM's ``tvm.<name>`` modules, imported on first use (``xrelay.transform.PassContext``)."""
 _RUNTIME_NAMES = ("cpu", "device", "Device")
 """``xrelay.cpu(0)`` / ``xrelay.device("cpu", 0)`` (TVM's ``tvm.cpu``)."""
+_UNSUPPORTED = {"te": "TE", "autotvm": "AUTOTVM"}
+"""TVM modules left out: importing them works, using a name is a one-line error."""

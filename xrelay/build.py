@@ -21,8 +21,20 @@ def _module_op(mod: Any) -> ModuleOp:
     if isinstance(inner, ModuleOp):
         return inner
     raise TypeError(
-        f"build takes a relay.IRModule or a builtin.module, not {type(mod).__name__}"
+        "build takes a relay.IRModule, a relay.Function or a builtin.module, not "
+        f"{type(mod).__name__}"
     )
+
+
+def _as_module(mod: Any) -> Any:
+    """A ``relay.Function`` as the main of a module (TVM builds one so)."""
+    from xrelay.frontend.relay.function import Function
+
+    if isinstance(mod, Function):
+        from xrelay.frontend.relay.module import IRModule
+
+        return IRModule.from_expr(mod)
+    return mod
 
 
 BUILD_OPT_LEVEL = 3
@@ -84,6 +96,7 @@ def build(
     from xrelay.runtime.threads import requested_threads
 
     requested_threads(num_threads)  # a bad count fails before compiling
+    mod = _as_module(mod)
     if not target.split() or target.split()[0] not in ("llvm", "c"):
         raise ValueError(f"unsupported target {target!r} (xrelay compiles for 'llvm')")
     from xrelay.lowering.collector import collect_between_stages, stage_boundary

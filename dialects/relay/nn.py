@@ -102,27 +102,64 @@ def normalize_padding2d(padding: object) -> object:
 def layout_shape(
     shape: Sequence[int], layout: str, canonical: str, what: str
 ) -> tuple[int, ...]:
-    """``shape`` (laid out as ``layout``) reordered to the axes of ``canonical``.
+    """``shape`` (laid out as ``layout``) as the extents of the axes of ``canonical``.
 
-    ``layout`` must be a permutation of the letters of ``canonical``.
+    ``layout`` is a permutation of the letters of ``canonical``, possibly blocked
+    (``NCHW16c``: the channel extent is ``outer * 16``; the sub-axis must be 16).
     """
-    check_layout(layout, canonical, what)
-    if len(shape) != len(layout):
+    parsed = _parsed(layout, canonical, what)
+    if len(shape) != parsed.ndim:
         raise TypeRelationError(
-            f"{what} '{layout}' needs a rank-{len(layout)} tensor, got shape "
+            f"{what} '{layout}' needs a rank-{parsed.ndim} tensor, got shape "
             f"{shape_str(shape)}"
         )
-    return tuple(shape[layout.index(c)] for c in canonical)
+    extent: dict[str, int] = {}
+    for i, axis in enumerate(parsed.axes):
+        if not axis.is_primal:
+            if shape[i] != DYN and shape[i] != axis.factor:
+                raise TypeRelationError(
+                    f"{what} '{layout}': the sub-axis '{axis}' has extent {shape[i]}, "
+                    f"not {axis.factor} (shape {shape_str(shape)})"
+                )
+            continue
+        factor = parsed.factor_of(axis.letter)
+        size = shape[i]
+        extent[axis.letter] = size * factor if factor > 0 and size != DYN else size
+    return tuple(extent[c] for c in canonical)
 
 
 def shape_in_layout(
     shape: Sequence[int], canonical: str, layout: str
 ) -> tuple[int, ...]:
-    """A shape given in the axes of ``canonical`` laid out as ``layout``."""
-    return tuple(shape[canonical.index(c)] for c in layout)
+    """A shape given in the axes of ``canonical`` laid out as ``layout`` (a blocked
+    axis must be divisible by its factor)."""
+    parsed = _parsed(layout, canonical, "layout")
+    extent = dict(zip(canonical, shape, strict=True))
+    out: list[int] = []
+    for axis in parsed.axes:
+        if not axis.is_primal:
+            out.append(cast(int, axis.factor))
+            continue
+        size = extent[axis.letter]
+        factor = parsed.factor_of(axis.letter)
+        if factor > 0 and size != DYN:
+            if size % factor:
+                raise TypeRelationError(
+                    f"layout '{layout}': axis {axis.letter} of extent {size} is not "
+                    f"divisible by its block {factor}"
+                )
+            size //= factor
+        out.append(size)
+    return tuple(out)
 
 
 def check_layout(layout: str, canonical: str, what: str) -> None:
+    """``layout`` is a permutation of ``canonical``, possibly blocked."""
+    _parsed(layout, canonical, what)
+
+
+def check_permutation(layout: str, canonical: str, what: str) -> None:
+    """``layout`` is a plain permutation of ``canonical`` (no blocked axis)."""
     if len(layout) != len(canonical) or sorted(layout) != sorted(canonical):
         raise TypeRelationError(
             f"{what} '{layout}' is not supported (expected a permutation of "
@@ -130,10 +167,32 @@ def check_layout(layout: str, canonical: str, what: str) -> None:
         )
 
 
+def _parsed(layout: str, canonical: str, what: str) -> Layout:
+    """``layout`` parsed; its primal axes must be a permutation of ``canonical``."""
+    try:
+        parsed = Layout.parse(layout)
+    except ValueError as e:
+        raise TypeRelationError(f"{what}: {e}") from None
+    if sorted(parsed.primal_letters) != sorted(canonical):
+        raise TypeRelationError(
+            f"{what} '{layout}' is not supported (expected a permutation of "
+            f"'{canonical}', optionally blocked as in '{canonical}16{canonical[1].lower()}')"
+        )
+    return parsed
+
+
+def is_blocked(layout: str) -> bool:
+    """Whether ``layout`` splits an axis (``NCHW16c``)."""
+    return any(ch.isdigit() for ch in layout)
+
+
 def to_layout(x: Array, src: str, dst: str) -> Array:
-    """Transpose an array laid out as ``src`` to the layout ``dst`` (same letters)."""
+    """Rearrange an array laid out as ``src`` into the layout ``dst`` (the same
+    primal letters; either may be blocked)."""
     if src == dst:
         return x
+    if is_blocked(src) or is_blocked(dst):
+        return transform_array(x, src, dst)
     return np.transpose(x, [src.index(c) for c in dst])
 
 
@@ -331,6 +390,9 @@ class ConvOp(PaddedOp):
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
     KERNEL_CANONICAL: ClassVar[str] = "OIHW"
     """The kernel layout the weight shape is read in (``IOHW`` for the transpose)."""
+    BLOCKED_AS_PRIMAL: ClassVar[bool] = True
+    """Blocked layouts are computed as the unblocked op between transforms
+    (:meth:`primal_form`); the NCHWc op has kernels for its blocked layouts."""
 
     def kernel_layout_str(self) -> str:
         raise NotImplementedError
@@ -356,6 +418,29 @@ class ConvOp(PaddedOp):
         out_layout = get_str(self.out_layout) or data_layout
         check_layout(out_layout, "NCHW", "out_layout")
         return data_layout, kernel_layout, out_layout
+
+    def primal_form(
+        self,
+    ) -> tuple[RelayOp, list[tuple[str, str] | None], tuple[str, str] | None] | None:
+        """For a blocked data, kernel or output layout (``NCHW16c``,
+        ``OIHW16i16o``): this op in the unblocked layouts (detached, see
+        :meth:`layout_variant`), the ``(src, dst)`` layout transforms its operands
+        need and the one taking its result back; ``None`` when nothing is blocked.
+        The lowering computes a blocked convolution this way."""
+        if not self.BLOCKED_AS_PRIMAL:
+            return None
+        data, kernel, out = self.layouts()
+        if not any(is_blocked(x) for x in (data, kernel, out)):
+            return None
+        pd, pk, po = (Layout.parse(x).primal.name for x in (data, kernel, out))
+        op = self.layout_variant(
+            updates={"data_layout": pd, "kernel_layout": pk, "out_layout": po}
+        )
+        moves = [
+            (data, pd) if data != pd else None,
+            (kernel, pk) if kernel != pk else None,
+        ]
+        return op, moves, (po, out) if out != po else None
 
     def check_kernel_size(self, kh: int, kw: int) -> None:
         if self.kernel_size is None:
@@ -785,6 +870,7 @@ class Conv2DNCHWcOp(ConvOp):
     (``[C/y, 1, KH, KW, 1, y]``) with data and output ``NCHW{y}c``.
     """
 
+    BLOCKED_AS_PRIMAL: ClassVar[bool] = False
     name = "relay.nn.contrib_conv2d_NCHWc"
     data_layout = str_prop("NCHW8c")
     kernel_layout = str_prop("OIHW8i8o")

@@ -55,7 +55,7 @@ from xrelay.dialects.relay.layout_rules import (
 )
 from xrelay.dialects.relay.nn import (
     PaddedOp,
-    check_layout,
+    check_permutation,
     layout_shape,
     padding4,
     positive_pair,
@@ -95,9 +95,9 @@ class Pool2DBase(RelayOp):
 
     def layouts(self) -> tuple[str, str]:
         layout = get_str(self.layout)
-        check_layout(layout, "NCHW", "layout")
+        check_permutation(layout, "NCHW", "layout")
         out_layout = get_str(self.out_layout) or layout
-        check_layout(out_layout, "NCHW", "out_layout")
+        check_permutation(out_layout, "NCHW", "out_layout")
         return layout, out_layout
 
     def nchw(self, shape: Sequence[int]) -> tuple[int, ...]:

@@ -1269,6 +1269,31 @@ class CollapseSumLikeOp(RelayOp):
 
 
 @irdl_op_definition
+class CollapseSumToOp(_UnaryTransformOp):
+    """``data`` summed down to ``shape``: :class:`CollapseSumLikeOp` with the target
+    shape as an attribute (Relay's ``collapse_sum_to``); ``shape`` must broadcast to
+    the data's shape."""
+
+    name = "relay.collapse_sum_to"
+    shape = ints_prop()
+    PATTERN: ClassVar[OpPattern] = OpPattern.COMM_REDUCE
+
+    def out_shape(self, shape: tuple[int, ...]) -> Sequence[int]:
+        target = get_ints(self.shape)
+        _check_broadcasts_to(target, shape)
+        return target
+
+    def compute(self, *args: Any) -> Any:
+        x: Array = args[0]
+        target = tuple(get_ints(self.shape))
+        lead = x.ndim - len(target)
+        axes = tuple(range(lead)) + tuple(
+            lead + k for k, d in enumerate(target) if d == 1 and x.shape[lead + k] != 1
+        )
+        return np.sum(x, axis=axes, dtype=x.dtype).reshape(target)
+
+
+@irdl_op_definition
 class TileOp(_UnaryTransformOp):
     """``data`` repeated ``reps[k]`` times along each dim (numpy.tile: the shorter of
     the shape and ``reps`` is padded with leading 1s); every rep must be positive."""
@@ -1382,6 +1407,26 @@ class ShapeOfOp(RelayOp):
 
 
 @irdl_op_definition
+class NdarraySizeOp(RelayOp):
+    """The number of elements of ``data`` as a 0-d tensor of ``dtype`` (default
+    ``i32``; Relay's ``ndarray_size``)."""
+
+    name = "relay.ndarray_size"
+    data = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    dtype = prop_def(TypeAttribute, i32)
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        ranked(operand_types[0], "data")
+        return [tensor([], self.dtype)]
+
+    def compute(self, *args: Any) -> Any:
+        return np.array(args[0].size, dtype=numpy_dtype(self.dtype))
+
+
+@irdl_op_definition
 class OneHotOp(RelayOp):
     """A ``dtype`` tensor with a new dim of size ``depth`` at ``axis`` (-1: last),
     holding ``on_value`` where the position along that dim equals the index in
@@ -1432,8 +1477,8 @@ TRANSFORM_OPS: list[type[RelayOp]] = [
     ReshapeOp, ReshapeLikeOp, TransposeOp, ExpandDimsOp, SqueezeOp,
     ConcatenateOp, StackOp, SplitOp,
     StridedSliceOp, TakeOp, GatherOp, GatherNDOp,
-    BroadcastToOp, BroadcastToLikeOp, CollapseSumLikeOp, TileOp, RepeatOp, ReverseOp,
-    LayoutTransformOp, ShapeOfOp, OneHotOp,
+    BroadcastToOp, BroadcastToLikeOp, CollapseSumLikeOp, CollapseSumToOp, TileOp,
+    RepeatOp, ReverseOp, LayoutTransformOp, ShapeOfOp, NdarraySizeOp, OneHotOp,
 ]  # fmt: skip
 
 __all__ = [
@@ -1442,11 +1487,13 @@ __all__ = [
     "BroadcastToLikeOp",
     "BroadcastToOp",
     "CollapseSumLikeOp",
+    "CollapseSumToOp",
     "ConcatenateOp",
     "ExpandDimsOp",
     "GatherNDOp",
     "GatherOp",
     "LayoutTransformOp",
+    "NdarraySizeOp",
     "OneHotOp",
     "RepeatOp",
     "ReshapeLikeOp",

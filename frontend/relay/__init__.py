@@ -16,11 +16,14 @@ Expressions form a lazy DAG; the IR is made when a Function is put in an
 from __future__ import annotations
 
 from xrelay.frontend.relay import analysis as analysis
+from xrelay.frontend.relay import backend as backend
+from xrelay.frontend.relay import build_module as build_module
 from xrelay.frontend.relay import dataflow_pattern as dataflow_pattern
 from xrelay.frontend.relay import expr_functor as expr_functor
 from xrelay.frontend.relay import frontend as frontend
 from xrelay.frontend.relay import op as op
 from xrelay.frontend.relay import qnn as qnn
+from xrelay.frontend.relay import testing as testing
 from xrelay.frontend.relay import transform as transform
 from xrelay.frontend.relay.build_module import build as build
 from xrelay.frontend.relay.build_module import optimize as optimize
@@ -35,6 +38,8 @@ from xrelay.frontend.relay.expr import GlobalVar as GlobalVar
 from xrelay.frontend.relay.expr import If as If
 from xrelay.frontend.relay.expr import Let as Let
 from xrelay.frontend.relay.expr import NDArray as NDArray
+from xrelay.frontend.relay.expr import SourceName as SourceName
+from xrelay.frontend.relay.expr import Span as Span
 from xrelay.frontend.relay.expr import Tuple as Tuple
 from xrelay.frontend.relay.expr import TupleGetItem as TupleGetItem
 from xrelay.frontend.relay.expr import TupleWrapper as TupleWrapper
@@ -64,7 +69,12 @@ from xrelay.frontend.relay.text_parser import parse_expr as parse_expr
 from xrelay.frontend.relay.text_printer import to_relay_text as to_relay_text
 from xrelay.frontend.relay.ty import Any as Any
 from xrelay.frontend.relay.ty import FuncType as FuncType
+from xrelay.frontend.relay.ty import GlobalTypeVar as GlobalTypeVar
+from xrelay.frontend.relay.ty import IncompleteType as IncompleteType
 from xrelay.frontend.relay.ty import TensorType as TensorType
 from xrelay.frontend.relay.ty import TupleType as TupleType
 from xrelay.frontend.relay.ty import Type as Type
+from xrelay.frontend.relay.ty import TypeKind as TypeKind
+from xrelay.frontend.relay.ty import TypeVar as TypeVar
 from xrelay.frontend.relay.ty import scalar_type as scalar_type
+from xrelay.frontend.relay.unsupported import *  # noqa: F403

@@ -37,3 +37,38 @@ def build(
     from xrelay.build import build as build_library
 
     return build_library(mod, str(target), params, **kwargs)
+
+
+def bind_params_by_name(func: Any, params: Mapping[str, Any]) -> Any:
+    """``func`` with the parameters named in ``params`` replaced by constants of
+    those values (TVM's ``bind_params_by_name``); the other parameters stay, in
+    order. A name given twice among the parameters is an error, as in TVM."""
+    from xrelay.frontend.relay.expr import Var, const
+    from xrelay.frontend.relay.expr_functor import ExprMutator
+    from xrelay.frontend.relay.function import Function
+
+    names = [p.name_hint for p in func.params]
+    bound: dict[Var, Any] = {}
+    for p in func.params:
+        if p.name_hint in params:
+            if names.count(p.name_hint) > 1:
+                raise ValueError(f"parameter name {p.name_hint!r} is not unique")
+            value = params[p.name_hint]
+            bound[p] = const(value.numpy() if hasattr(value, "numpy") else value)
+    if not bound:
+        return func
+
+    class _Bind(ExprMutator):
+        def visit_var(self, var: Var) -> Any:
+            return bound.get(var, var)
+
+    body = _Bind().visit(func.body)
+    kept = [p for p in func.params if p not in bound]
+    return Function(kept, body, func.ret_type, None, dict(func.attrs))
+
+
+def create_executor(*args: Any, **kwargs: Any) -> Any:
+    """``relay.build_module.create_executor`` is ``relay.create_executor``."""
+    from xrelay.frontend.relay.executor import create_executor as make
+
+    return make(*args, **kwargs)

@@ -198,6 +198,31 @@ class Expr:
     def __repr__(self) -> str:
         return self._short()
 
+    # -- types ----------------------------------------------------------------------------
+
+    @property
+    def checked_type(self) -> Any:
+        """The type InferType gave this expression (TVM's ``checked_type``): set on
+        the expressions of a module's functions (``mod["main"].body``) and, by
+        ``InferTypeLocal(expr)``, on ``expr`` and its subexpressions."""
+        ty = self.__dict__.get("_checked_type")
+        if ty is None:
+            ty = self._implied_type()
+        if ty is None:
+            raise ValueError(
+                f"the type of {self._short()} is not checked yet: run InferType on a "
+                "module holding it, or InferTypeLocal(expr)"
+            )
+        return ty
+
+    @checked_type.setter
+    def checked_type(self, ty: Any) -> None:
+        self.__dict__["_checked_type"] = ty
+
+    def _implied_type(self) -> Any:
+        """A type known without inference (a variable's complete annotation)."""
+        return None
+
 
 class Var(Expr):
     """A variable: a function parameter or a ``Let``-bound name."""
@@ -208,6 +233,36 @@ class Var(Expr):
 
     def _short(self) -> str:
         return f"Var(%{self.name_hint}, {self.type_annotation!r})"
+
+    @property
+    def vid(self) -> VarId:
+        """The variable's identity (TVM's ``Var.vid``): ``a.vid.same_as(b.vid)``
+        when ``a`` and ``b`` are the same variable."""
+        return VarId(self)
+
+    def _implied_type(self) -> Any:
+        from xrelay.dialects.relay.base import is_complete
+        from xrelay.frontend.relay.ty import from_ir, to_ir
+
+        ann = self.type_annotation
+        return (
+            None if ann is None or not is_complete(to_ir(ann)) else from_ir(to_ir(ann))
+        )
+
+
+class VarId:
+    """The identity of a :class:`Var` (TVM's ``relay.Id``): its ``name_hint``, and
+    ``same_as`` telling whether two belong to the same variable."""
+
+    def __init__(self, var: Var) -> None:
+        self._var = var
+        self.name_hint = var.name_hint
+
+    def same_as(self, other: object) -> bool:
+        return isinstance(other, VarId) and other._var is self._var
+
+    def __repr__(self) -> str:
+        return f"Id({self.name_hint})"
 
 
 class Constant(Expr):
@@ -244,6 +299,61 @@ class Op:
     def __repr__(self) -> str:
         return f"Op({self.name})"
 
+    # -- TVM's Op attributes and setters (see op/registry.py) ----------------------------
+
+    def get_attr(self, attr_name: str) -> Any:
+        """``TOpPattern``, ``TOpIsStateful`` or a registered attribute (None if unset)."""
+        from xrelay.frontend.relay.op import registry
+
+        return registry.get_attr(self, attr_name)
+
+    def has_attr(self, attr_name: str) -> bool:
+        return self.get_attr(attr_name) is not None
+
+    def set_attr(self, attr_name: str, value: Any, plevel: int = 10) -> None:
+        from xrelay.frontend.relay.op import registry
+
+        registry.set_attr(self, attr_name, value, plevel)
+
+    def reset_attr(self, attr_name: str) -> None:
+        from xrelay.dialects.relay.op_attrs import reset_op_attr
+
+        reset_op_attr(self.name, attr_name)
+
+    @property
+    def num_inputs(self) -> int | None:
+        from xrelay.frontend.relay.op import registry
+
+        return registry.defined(self).num_inputs
+
+    def set_num_inputs(self, n: int) -> None:
+        """(ops registered from Python) the number of inputs its calls take."""
+        from xrelay.frontend.relay.op import registry
+
+        registry.defined(self).num_inputs = int(n)
+
+    def add_argument(self, name: str, type: str, description: str) -> None:
+        from xrelay.frontend.relay.op import registry
+
+        registry.defined(self).arguments.append((name, type, description))
+
+    def add_type_rel(self, rel_name: str, type_rel_func: Any = None) -> None:
+        """(ops registered from Python) ``"Identity"``, ``"Broadcast"`` or a function
+        ``fn(arg_types, attrs) -> type``."""
+        from xrelay.frontend.relay.op import registry
+
+        registry.add_type_rel(self, rel_name, type_rel_func)
+
+    def set_support_level(self, level: int) -> None:
+        from xrelay.frontend.relay.op import registry
+
+        registry.defined(self).support_level = int(level)
+
+    def set_attrs_type_key(self, key: str) -> None:
+        from xrelay.frontend.relay.op import registry
+
+        registry.defined(self).attrs_type_key = str(key)
+
 
 class GlobalVar(Expr):
     """The name of a module-level function (``@f``); equal when the names are equal.
@@ -257,7 +367,7 @@ class GlobalVar(Expr):
         self._type: Attribute | None = type_annot
 
     @property
-    def checked_type(self) -> Attribute:
+    def checked_type(self) -> Attribute:  # pyright: ignore[reportIncompatibleMethodOverride]
         """The callee's ``FunctionType``."""
         if self._type is None:
             raise ValueError(

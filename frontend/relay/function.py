@@ -50,6 +50,17 @@ class Function(Expr):
         function returns the fields as several results (xrelay's multi-result
         ``func.func``), not one tuple value."""
 
+    def _implied_type(self) -> Any:
+        """``FuncType(param types, body type)`` once those are checked."""
+        from xrelay.frontend.relay.ty import FuncType
+
+        try:
+            args = [p.checked_type for p in self.params]
+            ret = self.body.checked_type
+        except ValueError:
+            return None
+        return FuncType(args, ret)
+
     def with_attr(
         self, attr_key_or_dict: str | dict[str, Any], attr_value: Any = None
     ) -> Function:

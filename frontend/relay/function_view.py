@@ -37,8 +37,12 @@ _UNIT_ATTRS = {
 class FunctionView(Function):
     """A relay Function over a ``func.func`` (see the module docstring)."""
 
-    def __init__(self, func_op: FuncOp):  # pylint: disable=super-init-not-called
+    def __init__(self, func_op: FuncOp, param_vars: list[Var] | None = None):  # pylint: disable=super-init-not-called
         self.func_op = func_op
+        self._param_vars = param_vars
+        """The relay Vars the function was built with (by its IRModule): a parameter
+        with the same name and type lifts as that Var, so the free variables of the
+        body are the caller's (as in TVM, where the module holds the Var itself)."""
         self._lifted: tuple[list[Var], Expr] | None = None
         self.type_params = None
         self.span = None
@@ -48,7 +52,7 @@ class FunctionView(Function):
 
     def _lift(self) -> tuple[list[Var], Expr]:
         if self._lifted is None:
-            self._lifted = lift_function(self.func_op)
+            self._lifted = lift_function(self.func_op, self._param_vars)
         return self._lifted
 
     @property
@@ -75,7 +79,7 @@ class FunctionView(Function):
         )
 
     @property
-    def checked_type(self) -> FuncType:
+    def checked_type(self) -> FuncType:  # pyright: ignore[reportIncompatibleMethodOverride]
         ty = from_ir(self.func_op.function_type)
         assert isinstance(ty, FuncType)
         return ty

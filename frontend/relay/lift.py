@@ -24,6 +24,7 @@ gives the same IR.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
 from xdsl.dialects.builtin import (
@@ -35,6 +36,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     StringAttr,
+    TupleType,
     UnitAttr,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
@@ -42,7 +44,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue, TypeAt
 from xdsl.irdl import VarOperandDef, VarResultDef
 
 from xrelay.dialects.relay import dtypes
-from xrelay.dialects.relay.base import RelayOp, is_unknown
+from xrelay.dialects.relay.base import RelayOp, is_complete, is_unknown
 from xrelay.dialects.relay.structural import (
     PRIMITIVE,
     ConstantOp,
@@ -63,7 +65,8 @@ from xrelay.frontend.relay.expr import (
     TupleGetItem,
     Var,
 )
-from xrelay.frontend.relay.ty import from_ir
+from xrelay.frontend.relay.ty import TupleType as TupleTypeView
+from xrelay.frontend.relay.ty import from_ir, to_ir
 
 FUNCTION_ATTR_NAMES: dict[str, str] = {
     "relay.skip_optimization": "SkipOptimization",
@@ -133,6 +136,13 @@ def _callee(call: CallOp) -> FuncOp | None:
     return None
 
 
+def _typed(expr: Expr, ty: Attribute) -> Expr:
+    """``expr`` with its ``checked_type`` set from the IR type (when complete)."""
+    if is_complete(ty):
+        expr.checked_type = from_ir(ty)
+    return expr
+
+
 class Lifter:
     """Lifts the values of one function; shares its memo with nested regions."""
 
@@ -140,11 +150,21 @@ class Lifter:
         self.memo: dict[SSAValue, Expr] = dict(params or {})
         self.calls: dict[Operation, Expr] = {}
 
-    def params(self, block: Block) -> list[Var]:
+    def params(self, block: Block, known: Sequence[Var] | None = None) -> list[Var]:
+        """The parameters as relay Vars; ``known[i]`` stands for argument ``i`` when
+        it has its name and type (the Var the function was built with)."""
         out: list[Var] = []
         for i, arg in enumerate(block.args):
             ty = None if is_unknown(arg.type) else from_ir(arg.type)  # untyped
-            v = Var(arg.name_hint or f"p{i}", ty)
+            name = arg.name_hint or f"p{i}"
+            v = (
+                _same_var(known[i], name, arg.type)
+                if known and i < len(known)
+                else None
+            )
+            if v is None:
+                v = Var(name, ty)
+            _typed(v, arg.type)
             self.memo[arg] = v
             out.append(v)
         return out
@@ -169,7 +189,7 @@ class Lifter:
                     (o, False) for o in reversed(owner.operands) if o not in self.memo
                 )
                 continue
-            self.memo[v] = self.result(owner, cast(Any, v).index)
+            self.memo[v] = _typed(self.result(owner, cast(Any, v).index), v.type)
         return self.memo[value]
 
     def op_expr(self, op: Operation) -> Expr:
@@ -178,6 +198,10 @@ class Lifter:
         if known is not None:
             return known
         made = self.make(op)
+        if len(op.results) == 1:
+            _typed(made, op.results[0].type)
+        elif op.results:  # a multi-result op: Relay's tuple-valued call
+            _typed(made, TupleType(tuple(cast(Any, r.type) for r in op.results)))
         loc = op.location
         if isinstance(loc, FileLineColLoc):  # AnnotateSpans, or a parsed file
             line, col = loc.line.data, loc.column.data
@@ -239,14 +263,37 @@ class Lifter:
         return self.value(term.operands[0])
 
 
-def lift_function(func: FuncOp) -> tuple[list[Var], Expr]:
-    """The parameters and the body of ``func`` as relay expressions."""
+def _same_var(var: Var, name: str, ty: Attribute) -> Var | None:
+    """``var`` when it is the parameter named ``name`` of type ``ty`` (an untyped
+    Var is not: once InferType typed it, the parameter is a new, typed Var, as in
+    Relay)."""
+    from xrelay.names import encode_name
+
+    if name not in (var.name_hint, encode_name(var.name_hint)):
+        return None
+    ann = var.type_annotation
+    if ann is None or to_ir(ann) != ty:
+        return None
+    return var
+
+
+def lift_function(
+    func: FuncOp, param_vars: Sequence[Var] | None = None
+) -> tuple[list[Var], Expr]:
+    """The parameters and the body of ``func`` as relay expressions (``param_vars``:
+    the Vars it was built with, reused where they still fit)."""
     if not func.body.blocks:
         raise LiftError(f"@{func.sym_name.data} has no body")
     block = func.body.block
     lifter = Lifter()
-    params = lifter.params(block)
+    params = lifter.params(block, param_vars)
     ret = block.last_op
-    if not isinstance(ret, ReturnOp) or len(ret.operands) != 1:
-        raise LiftError(f"@{func.sym_name.data} must return exactly one value")
+    if not isinstance(ret, ReturnOp) or not ret.operands:
+        raise LiftError(f"@{func.sym_name.data} must return a value")
+    if len(ret.operands) > 1:  # several results: Relay's tuple-returning function
+        fields = [lifter.value(v) for v in ret.operands]
+        body = Tuple(fields)
+        if all(is_complete(v.type) for v in ret.operands):
+            body.checked_type = TupleTypeView([f.checked_type for f in fields])
+        return params, body
     return params, lifter.value(ret.operands[0])

@@ -21,7 +21,7 @@ from xrelay.dialects.relay.dominance import verify_module
 from xrelay.dialects.relay.printing import elide_constants
 from xrelay.frontend.relay.analysis import free_vars
 from xrelay.frontend.relay.emitter import emit_function
-from xrelay.frontend.relay.expr import Expr, GlobalVar, TupleWrapper, to_expr
+from xrelay.frontend.relay.expr import Expr, GlobalVar, TupleWrapper, Var, to_expr
 from xrelay.frontend.relay.function import Function
 from xrelay.frontend.relay.function_view import FunctionView
 from xrelay.frontend.relay.ty import to_ir
@@ -43,6 +43,8 @@ class IRModule:
         type_definitions: Any = None,
     ):
         self._gvars: dict[str, GlobalVar] = {}
+        self._param_vars: dict[str, list[Var]] = {}
+        """The relay Vars each function was built with (see FunctionView)."""
         self._pending: dict[str, FunctionType] = {}
         self._reserved: set[str] = set()
         if isinstance(functions, ModuleOp):
@@ -95,7 +97,7 @@ class IRModule:
 
     def __getitem__(self, key: str | GlobalVar) -> FunctionView:
         """The function as a ``relay.Function`` view (``.func_op`` is the op)."""
-        return FunctionView(self.func_op(key))
+        return FunctionView(self.func_op(key), self._param_vars.get(self._name(key)))
 
     def func_op(self, key: str | GlobalVar) -> FuncOp:
         """The ``func.func`` of function ``key``."""
@@ -118,7 +120,10 @@ class IRModule:
     @property
     def functions(self) -> dict[GlobalVar, FunctionView]:
         """The functions by GlobalVar, in module order (as Function views)."""
-        return {self._gvar(f): FunctionView(f) for f in self._funcs()}
+        return {
+            self._gvar(f): FunctionView(f, self._param_vars.get(f.sym_name.data))
+            for f in self._funcs()
+        }
 
     def get_global_var(self, name: str) -> GlobalVar:
         """The GlobalVar of function ``name`` (typed: it can be called)."""
@@ -137,6 +142,11 @@ class IRModule:
         GlobalVar calls resolve against this module)."""
         name = self._name(key)
         lifted: list[FuncOp] = []
+        params: list[Var] | None = None
+        if isinstance(value, FunctionView):  # (not lifted: it may be a declaration)
+            params = value._param_vars  # pyright: ignore[reportPrivateUsage]
+        elif isinstance(value, Function):
+            params = list(value.params)
         if isinstance(value, FunctionView):
             value = value.func_op
             lifted = self._missing_callees(value, name)
@@ -155,6 +165,10 @@ class IRModule:
             raise TypeError(
                 f"a module holds relay.Function or func.func values, got {value!r}"
             )
+        if params is not None:
+            self._param_vars[name] = params
+        else:
+            self._param_vars.pop(name, None)
         block = self.module.body.block
         old = self._find(name)
         if old is not None:
@@ -235,6 +249,23 @@ class IRModule:
 
     # -- text, copies, checks -----------------------------------------------------------
 
+    def inherit_from(self, source: IRModule) -> None:
+        """Take over ``source``'s relay Vars (this module was made from it by a
+        pass): a parameter that kept its name and type lifts as the same Var."""
+        for name, params in source._param_vars.items():
+            self._param_vars.setdefault(name, params)
+
+    def import_from_std(self, file_to_import: str) -> None:
+        """TVM's standard Relay files: ``core.rly`` declares only the VM's opaque
+        ``Storage`` type, of which xrelay has no use (memory allocation is VM-only),
+        so importing it adds nothing; the others define the Prelude's algebraic
+        data types, which xrelay leaves out (a one-line error)."""
+        if file_to_import != "core.rly":
+            raise NotImplementedError(
+                f"IRModule.import_from_std({file_to_import!r}): Relay's Prelude "
+                "(algebraic data types) is not part of xrelay"
+            )
+
     def astext(self, show_meta_data: bool = True, fmt: str = "mlir") -> str:
         """The module as text: MLIR (the default: xrelay's own IR, exact and read
         back by ``xrelay-opt``) or, with ``fmt="relay"``, Relay's text format
@@ -271,8 +302,10 @@ class IRModule:
         return str(write_graph(self.module, path, func, times))
 
     def copy(self) -> IRModule:
-        """A deep copy."""
-        return IRModule(self.module.clone())
+        """A deep copy (its functions' relay Vars are the same)."""
+        made = IRModule(self.module.clone())
+        made.inherit_from(self)
+        return made
 
     def verify(self) -> None:
         """Run the IR verifier (raises ``VerifyException``)."""

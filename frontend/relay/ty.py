@@ -1,5 +1,7 @@
-"""Relay's types on the Python side: ``TensorType``, ``TupleType``, ``FuncType`` and
-``Any`` (a dynamic dimension), shaped like ``tvm.relay.ty``.
+"""Relay's types on the Python side: ``TensorType``, ``TupleType``, ``FuncType``,
+``Any`` (a dynamic dimension), ``IncompleteType`` and the type variables
+``TypeVar`` / ``GlobalTypeVar`` (built and compared only), shaped like
+``tvm.relay.ty``.
 
 They are plain Python descriptions; :func:`to_ir` turns them into the builtin types of
 the IR (``tensor<1x3xf32>``, ``tuple<...>``, ``(…) -> …``) and :func:`from_ir` back.
@@ -77,7 +79,7 @@ class TupleType(Type):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TupleType):
             return NotImplemented
-        return [to_ir(t) for t in self.fields] == [to_ir(t) for t in other.fields]
+        return _same_types(self.fields, other.fields)
 
     def __hash__(self) -> int:
         return hash(len(self.fields))
@@ -96,7 +98,9 @@ class FuncType(Type):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FuncType):
             return NotImplemented
-        return to_ir(self) == to_ir(other)
+        return _same_types(
+            [*self.arg_types, self.ret_type], [*other.arg_types, other.ret_type]
+        )
 
     def __hash__(self) -> int:
         return hash(len(self.arg_types))
@@ -105,8 +109,68 @@ class FuncType(Type):
         return f"FuncType({list(self.arg_types)}, {self.ret_type})"
 
 
+class TypeKind:
+    """The kind of a type variable (TVM's ``relay.TypeKind``)."""
+
+    Type = 0
+    ShapeVar = 1
+    Constraint = 4
+    AdtHandle = 5
+    TypeData = 6
+
+
+class TypeVar(Type):
+    """A type variable (Relay's ``TypeVar``): it can be built, compared and named,
+    but xrelay's functions are monomorphic, so using one as the type of a value is
+    a one-line error. Equal only to itself, as in TVM."""
+
+    def __init__(self, name_hint: str, kind: int = TypeKind.Type):
+        self.name_hint = str(name_hint)
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"TypeVar({self.name_hint})"
+
+
+class GlobalTypeVar(TypeVar):
+    """The name of a global type definition (an ADT in TVM): equal to itself only."""
+
+    def __init__(self, name_hint: str, kind: int = TypeKind.AdtHandle):
+        super().__init__(name_hint, kind)
+
+    def __repr__(self) -> str:
+        return f"GlobalTypeVar({self.name_hint})"
+
+
+class IncompleteType(Type):
+    """A type to be inferred (Relay's ``IncompleteType``): the type of an untyped
+    variable, solved by InferType."""
+
+    def __init__(self, kind: int = TypeKind.Type):
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return "IncompleteType()"
+
+
 TypeLike: TypeAlias = Type | Attribute
 """A Python-side type, or an IR type used directly."""
+
+
+def _same_types(a: Sequence[TypeLike], b: Sequence[TypeLike]) -> bool:
+    """Field-wise type equality; a type variable equals only itself."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if isinstance(x, TypeVar) or isinstance(y, TypeVar):
+            if x is not y:
+                return False
+        elif isinstance(x, Type) and isinstance(y, Type):
+            if x != y:
+                return False
+        elif to_ir(x) != to_ir(y):
+            return False
+    return True
 
 
 def scalar_type(dtype: str) -> TensorType:
@@ -131,6 +195,15 @@ def to_ir(ty: TypeLike) -> Attribute:
     if isinstance(ty, FuncType):
         return FunctionType.from_lists(
             [to_ir(a) for a in ty.arg_types], [to_ir(ty.ret_type)]
+        )
+    if isinstance(ty, IncompleteType):
+        from xrelay.dialects.relay.base import UNKNOWN
+
+        return UNKNOWN
+    if isinstance(ty, TypeVar):
+        raise TypeError(
+            f"{ty!r}: type variables (polymorphic functions, ADTs) are not part of "
+            "xrelay; give the type itself"
         )
     raise TypeError(f"cannot use {ty!r} as a relay type")
 

@@ -314,7 +314,7 @@ def _logsumexp(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     return kb.add(kb.math("log", kb.cast(s, F64, dt)), m)
 
 
-@pointwise(transform.CollapseSumLikeOp, cheap=False)
+@pointwise(transform.CollapseSumLikeOp, transform.CollapseSumToOp, cheap=False)
 def _collapse_sum_like(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     kb = cx.kb
     data = cx.operand(0)

@@ -9,6 +9,7 @@ several operands (``concatenate``, ``stack``) or may read outside their operand
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -387,6 +388,11 @@ def _shape_of(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     dt = cx.out_dtype()
     bounds = list(range(len(shape) + 1))
     return _select_chain(cx.kb, idx[0], bounds, lambda k: cx.kb.const(shape[k], dt))
+
+
+@pointwise(transform.NdarraySizeOp)
+def _ndarray_size(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    return cx.kb.const(math.prod(cx.operand(0).shape), cx.out_dtype())
 
 
 @pointwise(transform.OneHotOp)

@@ -209,6 +209,10 @@ def test_shape_of_and_one_hot(rng: Gen, check: Check, case: Any):
         [
             case(tr.ShapeOfOp, [_x(rng, 2, 5, 3)]),
             case(tr.ShapeOfOp, [_x(rng, 4)], {"dtype": "int64"}),
+            case(tr.NdarraySizeOp, [_x(rng, 2, 5, 3)]),
+            case(tr.NdarraySizeOp, [_x(rng, 4)], {"dtype": "int64"}),
+            case(tr.CollapseSumToOp, [_x(rng, 2, 3, 4)], {"shape": [3, 1]}),
+            case(tr.CollapseSumToOp, [_x(rng, 3, 4, dtype="int32")], {"shape": [4]}),
             case(
                 tr.OneHotOp,
                 [idx, np.float32(1.0), np.float32(0.0)],
@@ -231,7 +235,8 @@ def test_every_transform_op_is_tested():
         tr.ConcatenateOp, tr.StackOp, tr.SplitOp, tr.StridedSliceOp, tr.TakeOp,
         tr.GatherOp, tr.GatherNDOp, tr.BroadcastToOp, tr.BroadcastToLikeOp,
         tr.CollapseSumLikeOp, tr.TileOp, tr.RepeatOp, tr.ReverseOp,
-        tr.LayoutTransformOp, tr.ShapeOfOp, tr.OneHotOp,
+        tr.LayoutTransformOp, tr.ShapeOfOp, tr.OneHotOp, tr.NdarraySizeOp,
+        tr.CollapseSumToOp,
     }  # fmt: skip
     assert not [op.name for op in tr.TRANSFORM_OPS if op not in tested]
 

@@ -215,6 +215,11 @@ def run_infer_hook(
         )
     current = _attrs(op)
     changed = {k: v for k, v in out.new_attrs.items() if current.get(k) != v}
+    layouts: list[object] = [*out.input_layouts, *out.output_layouts]
+    if any(x is None or str(x) == "" for x in layouts):
+        # an undefined layout (TVM's Layout("")): the hook knows no layout here,
+        # so the op keeps its operands in their original layouts
+        return None
     return InferredLayouts(
         tuple(_layout(x) for x in out.input_layouts),
         tuple(_layout(x) for x in out.output_layouts),

@@ -321,3 +321,8 @@ def stack(data: Sequence[ExprLike] | ExprLike, axis: int) -> Call:
 def shape_of(data: ExprLike, dtype: str = "int32") -> Call:
     """The shape of ``data`` as a 1-d tensor of ``dtype``."""
     return call("shape_of", [data], dtype=dtype)
+
+
+def ndarray_size(data: ExprLike, dtype: str = "int32") -> Call:
+    """The number of elements of ``data`` as a 0-d tensor of ``dtype``."""
+    return call("ndarray_size", [data], dtype=dtype)

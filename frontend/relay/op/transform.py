@@ -143,6 +143,11 @@ def collapse_sum_like(data: ExprLike, collapse_type: ExprLike) -> Call:
     return call("collapse_sum_like", [data, collapse_type])
 
 
+def collapse_sum_to(data: ExprLike, shape: int | Sequence[int]) -> Call:
+    """``data`` summed down to ``shape`` (undoing a broadcast to its shape)."""
+    return call("collapse_sum_to", [data], shape=ints(shape, "shape"))
+
+
 def tile(data: ExprLike, reps: int | Sequence[int]) -> Call:
     """``data`` repeated ``reps`` times along each axis."""
     return call("tile", [data], reps=ints(reps, "reps"))

@@ -4,7 +4,7 @@ tutorials build with.
 * :func:`run_opt_pass` / :func:`run_infer_type`: run passes on an expression or
   function and get the result back in the same form;
 * :func:`create_workload`: a function (or module) with random parameters;
-* workloads (``mlp``, ``resnet``, ``mobilenet``, ``dcgan``): ``get_workload(...)``
+* workloads (``mlp``, ``resnet``, ``mobilenet``, ``dcgan``, ``inception_v3``): ``get_workload(...)``
   returns ``(mod, params)``, ``get_net(...)`` the function.
 
 The networks are built from the Relay ops with xrelay's own layer code, after the
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from xrelay.frontend.relay.testing import dcgan as dcgan
+from xrelay.frontend.relay.testing import inception_v3 as inception_v3
 from xrelay.frontend.relay.testing import mlp as mlp
 from xrelay.frontend.relay.testing import mobilenet as mobilenet
 from xrelay.frontend.relay.testing import resnet as resnet

@@ -255,13 +255,13 @@ def test_conv2d_out_dtype():
             (1, 3, 8, 8),
             (4, 3, 3, 3),
             {"data_layout": "NCHW8c"},
-            "data_layout 'NCHW8c' is not supported",
+            "data_layout 'NCHW8c' needs a rank-5 tensor",
         ),
         (
             (1, 3, 8, 8),
             (4, 3, 3, 3),
             {"kernel_layout": "OIHH"},
-            "kernel_layout 'OIHH' is not supported",
+            "kernel_layout: invalid layout 'OIHH': duplicate axis 'H'",
         ),
         (
             (1, 3, 8, 8),

@@ -69,11 +69,13 @@ PATTERNS = {
     T.BroadcastToOp: OpPattern.BROADCAST,
     T.BroadcastToLikeOp: OpPattern.BROADCAST,
     T.CollapseSumLikeOp: OpPattern.COMM_REDUCE,
+    T.CollapseSumToOp: OpPattern.COMM_REDUCE,
     T.TileOp: OpPattern.BROADCAST,
     T.RepeatOp: OpPattern.BROADCAST,
     T.ReverseOp: OpPattern.INJECTIVE,
     T.LayoutTransformOp: OpPattern.INJECTIVE,
     T.ShapeOfOp: OpPattern.OPAQUE,
+    T.NdarraySizeOp: OpPattern.OPAQUE,
     T.OneHotOp: OpPattern.OUT_ELEMWISE_FUSABLE,
 }
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from xrelay import relay
 from xrelay.ir import TempOpAttr, assert_structural_equal
 from xrelay.relay import transform
@@ -113,3 +115,72 @@ def test_alter_layout_dense():
     text = a.astext(fmt="relay")
     assert "contrib_dense_pack" in text
     assert 'dst_layout="NC16n"' in text
+
+
+# -- convolutions written in blocked layouts (Relay's NCHW16c / OIHW16i16o) --------------
+
+
+def _blocked_conv_pair() -> tuple[Any, Any]:
+    """The same 3x3 convolution (32 -> 32 channels) + 2x2 max pool, once in blocked
+    layouts and once in NCHW / OIHW."""
+    xb = relay.var("x", shape=(1, 2, 6, 6, 16))
+    wb = relay.var("w", shape=(2, 2, 3, 3, 16, 16))
+    yb = relay.nn.conv2d(
+        xb,
+        wb,
+        channels=32,
+        kernel_size=(3, 3),
+        padding=(1, 1),
+        data_layout="NCHW16c",
+        kernel_layout="OIHW16i16o",
+    )
+    yb = relay.nn.max_pool2d(yb, pool_size=(2, 2), strides=(2, 2), layout="NCHW16c")
+    x = relay.var("x", shape=(1, 32, 6, 6))
+    w = relay.var("w", shape=(32, 32, 3, 3))
+    y = relay.nn.conv2d(x, w, channels=32, kernel_size=(3, 3), padding=(1, 1))
+    y = relay.nn.max_pool2d(y, pool_size=(2, 2), strides=(2, 2))
+    return relay.Function([xb, wb], yb), relay.Function([x, w], y)
+
+
+def test_blocked_conv2d_type():
+    blocked, _ = _blocked_conv_pair()
+    t = transform.InferTypeLocal(blocked)
+    assert t.ret_type == relay.TensorType((1, 2, 3, 3, 16), "float32")
+
+
+def test_blocked_conv2d_computes_the_unblocked_convolution():
+    import numpy as np
+
+    import xrelay
+    from xrelay.contrib import graph_executor
+    from xrelay.dialects.relay.layout import transform_array
+
+    blocked, plain = _blocked_conv_pair()
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 32, 6, 6)).astype("float32")
+    w = rng.standard_normal((32, 32, 3, 3)).astype("float32")
+    want = (
+        relay.create_executor(mod=relay.IRModule.from_expr(plain))
+        .evaluate()(x, w)
+        .numpy()
+    )
+    xb = transform_array(x, "NCHW", "NCHW16c")
+    wb = transform_array(w, "OIHW", "OIHW16i16o")
+    mod = relay.IRModule.from_expr(blocked)
+    ref = relay.create_executor(mod=mod).evaluate()(xb, wb).numpy()
+    np.testing.assert_allclose(transform_array(ref, "NCHW16c", "NCHW"), want, rtol=1e-5)
+    lib = xrelay.build(mod)
+    run = graph_executor.GraphModule(lib["default"](xrelay.cpu()))
+    run.set_input("x", xb)
+    run.set_input("w", wb)
+    run.run()
+    got = transform_array(run.get_output(0).numpy(), "NCHW16c", "NCHW")
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_blocked_conv2d_with_a_wrong_block_is_a_type_error():
+    x = relay.var("x", shape=(1, 2, 6, 6, 8))
+    w = relay.var("w", shape=(2, 2, 3, 3, 16, 16))
+    y = relay.nn.conv2d(x, w, data_layout="NCHW16c", kernel_layout="OIHW16i16o")
+    with pytest.raises(relay.BuildError, match="sub-axis '16c' has extent 8"):
+        transform.InferTypeLocal(y)

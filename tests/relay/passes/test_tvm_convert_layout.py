@@ -227,3 +227,38 @@ def test_default_keyword():
         return relay.Function([x, w], y)
 
     check(before(), expected(), {"nn.conv2d": ["NCHW", "default"]})
+
+
+def test_infer_layout_hook_returning_undefined_layouts():
+    """A user FInferCorrectLayout hook that knows no layout (TVM's undefined
+    ``tir.layout("")``) leaves the op's operands as they were; it is still asked."""
+    from xrelay import tir
+    from xrelay.ir import TempOpAttr
+    from xrelay.relay.transform.infer_layout_utils import InferCorrectLayoutOutput
+
+    asked: list[bool] = []
+
+    def relu_layout(attrs: Any, new: Any, old: Any, types: Any) -> Any:
+        asked.append(True)
+        ret = new[0] if new and new[0] else tir.layout("")
+        return InferCorrectLayoutOutput([ret] * len(old), [ret], attrs)
+
+    x = relay.var("x", shape=(1, 56, 56, 64))
+    w = relay.var("w", shape=(3, 3, 64, 64))
+    y = relay.nn.conv2d(
+        x, w, channels=64, kernel_size=(3, 3), padding=(1, 1),
+        data_layout="NHWC", kernel_layout="HWIO",
+    )  # fmt: skip
+    fn = relay.Function([x, w], relay.nn.relu(y))
+    with (
+        TempOpAttr("nn.relu", "FInferCorrectLayout", relu_layout),
+        transform.PassContext(opt_level=3),
+    ):
+        mod = transform.Sequential(
+            [
+                transform.InferType(),
+                transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"]}),
+            ]
+        )(relay.IRModule.from_expr(fn))
+    assert asked
+    assert mod["main"].ret_type == relay.TensorType((1, 56, 56, 64), "float32")

@@ -68,3 +68,26 @@ def test_impure_ops():
     assert "relay.nn.dropout" in op_names(kept)
     dropped = run(fn, transform.DeadCodeElimination(ignore_impurity=True))
     assert "relay.nn.dropout" not in op_names(dropped)
+
+
+# -- what TVM's DCE test module needs at import, and its workload -------------------------
+
+
+def test_import_from_std_core_adds_nothing_and_the_prelude_is_refused():
+    import pytest
+
+    mod = relay.IRModule()
+    mod.import_from_std("core.rly")  # only the VM's opaque Storage type
+    assert list(mod.functions) == []
+    with pytest.raises(NotImplementedError, match="Prelude"):
+        mod.import_from_std("prelude.rly")
+
+
+def test_dce_keeps_inception_v3():
+    from xrelay.relay.testing import inception_v3
+
+    net = inception_v3.get_net(1, 10, (3, 75, 75), "float32")
+    mod = transform.InferType()(relay.IRModule.from_expr(net))
+    assert mod["main"].ret_type == relay.TensorType((1, 10), "float32")
+    after = transform.DeadCodeElimination(inline_once=True)(mod)
+    assert_structural_equal(after, mod)

@@ -169,3 +169,35 @@ def test_nothing_to_fold():
     before = relay.Function([x], relay.exp(relay.add(x, x)))
     zz = run_opt_pass(before, transform.FoldConstant())
     assert_structural_equal(zz, run_infer_type(before))
+
+
+# -- ndarray_size, bind_params_by_name --------------------------------------------------
+
+
+def test_ndarray_size_of_a_static_shape_folds():
+    for dtype in ("int32", "float32"):
+        x = relay.var("x", shape=(8, 9, 10))
+        y = relay.var("y", shape=(8, 9, 10))
+        before = relay.Function([x, y], relay.ndarray_size(x + y, dtype))
+        mod = transform.Sequential([transform.InferType(), transform.FoldConstant()])(
+            relay.IRModule.from_expr(before)
+        )
+        body = mod["main"].body
+        assert isinstance(body, relay.Constant)
+        assert body.data.numpy() == 720
+        assert body.data.numpy().dtype == np.dtype(dtype)
+
+
+def test_bind_params_by_name_makes_constants():
+    from xrelay.relay.build_module import bind_params_by_name
+
+    x = relay.var("x", shape=(2,))
+    w = relay.var("w", shape=(2,))
+    fn = relay.Function([x, w], relay.add(x, w))
+    bound = bind_params_by_name(fn, {"w": np.array([1.0, 2.0], "float32")})
+    assert [p.name_hint for p in bound.params] == ["x"]
+    mod = transform.Sequential([transform.InferType(), transform.FoldConstant()])(
+        relay.IRModule.from_expr(bound)
+    )
+    got = relay.create_executor(mod=mod).evaluate()(np.zeros(2, "float32")).numpy()
+    np.testing.assert_array_equal(got, [1.0, 2.0])

@@ -144,3 +144,37 @@ def test_fuse_max_depth():
         before(20), transform.FuseOps(), config={"relay.FuseOps.max_depth": 10}
     )
     assert z.astext(fmt="relay").count("Primitive=1") == 2
+
+
+def test_primitive_attribute_given_as_tir_intimm():
+    """``with_attr("Primitive", tir.IntImm("int32", 1))`` marks a fused function as
+    TVM's tests write it; the module holds it as relay.primitive."""
+    from xrelay import tir
+
+    p = relay.var("p", shape=(4,))
+    fused = relay.Function([p], relay.exp(p)).with_attr(
+        "Primitive", tir.IntImm("int32", 1)
+    )
+    x = relay.var("x", shape=(4,))
+    mod = relay.IRModule.from_expr(relay.Function([x], relay.Call(fused, [x])))
+    assert "relay.primitive" in mod.astext()
+    assert tir.IntImm("int32", 1) == 1
+    assert tir.IntImm("int64", 7).dtype == "int64"
+
+
+def test_build_takes_the_fused_main_function():
+    """``relay.build(mod["main"], "llvm")`` (TVM builds a function as the main of a
+    module): the fused kernels it calls come with it."""
+    import numpy as np
+
+    import xrelay
+    from xrelay.contrib import graph_executor
+
+    x = relay.var("x", shape=(4,))
+    mod = relay.IRModule.from_expr(relay.exp(relay.add(x, relay.const(1.0))))
+    mod = transform.Sequential([transform.InferType(), transform.FuseOps()])(mod)
+    lib = relay.build(mod["main"], "llvm")
+    run = graph_executor.GraphModule(lib["default"](xrelay.cpu()))
+    run.set_input("x", np.zeros(4, "float32"))
+    run.run()
+    np.testing.assert_allclose(run.get_output(0).numpy(), np.full(4, np.e), rtol=1e-6)

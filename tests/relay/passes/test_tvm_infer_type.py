@@ -14,6 +14,7 @@ untyped variables with each other (``add(w1, w2)``: Relay leaves them unsolved t
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from xrelay import relay
@@ -168,3 +169,132 @@ def test_untyped_weight_builds():
     xs = np.ones((2, 5), "float32")
     ws = np.arange(15, dtype="float32").reshape(3, 5)
     np.testing.assert_allclose(np.asarray(lib(xs, ws)), xs @ ws.T)
+
+
+# -- checked_type on every expression, type objects, Python-defined ops ------------------
+
+
+def test_checked_type_on_subexpressions_after_infer_type_local():
+    # InferTypeLocal types the expression given AND its parts: the let-bound
+    # variables, the calls and the function itself
+    x = relay.var("x", relay.TensorType((3, 2), "float32"))
+    sb = relay.ScopeBuilder()
+    doubled = sb.let("doubled", relay.add(x, x))
+    summed = sb.let("summed", relay.sum(doubled, axis=[0]))
+    sb.ret(summed)
+    fn = relay.Function([x], sb.get())
+    transform.InferTypeLocal(fn)
+    assert doubled.checked_type == relay.TensorType((3, 2), "float32")
+    assert summed.checked_type == relay.TensorType((2,), "float32")
+    assert fn.checked_type == relay.FuncType(
+        [relay.TensorType((3, 2), "float32")], relay.TensorType((2,), "float32")
+    )
+
+
+def test_checked_type_of_module_body_parts():
+    x = relay.var("x", shape=(4,))
+    pair = relay.Tuple([relay.exp(x), relay.cast(x, "int32")])
+    mod = transform.InferType()(relay.IRModule.from_expr(pair))
+    body = mod["main"].body
+    assert body.checked_type == relay.TupleType(
+        [relay.TensorType((4,), "float32"), relay.TensorType((4,), "int32")]
+    )
+    assert body.fields[1].checked_type == relay.TensorType((4,), "int32")
+    assert mod["main"].params[0].checked_type == relay.TensorType((4,), "float32")
+
+
+def test_checked_type_before_inference_is_an_error():
+    y = relay.nn.relu(relay.var("x", shape=(2,)))
+    with pytest.raises(ValueError, match="not checked yet"):
+        _ = y.checked_type
+
+
+def test_type_variables_compare_by_identity():
+    a, b = relay.TypeVar("a"), relay.TypeVar("a")
+    t = relay.TensorType((2,), "float32")
+    assert relay.FuncType([a], a) == relay.FuncType([a], a)
+    assert relay.FuncType([a], t) != relay.FuncType([b], t)
+    assert relay.GlobalTypeVar("box") != relay.GlobalTypeVar("box")
+    with pytest.raises(TypeError, match="type variables"):
+        relay.var("v", type_annotation=a).checked_type  # noqa: B018
+
+
+def test_python_defined_op_with_a_builtin_relation():
+    from xrelay.relay.op import op as reg
+
+    reg.register("scenario_identity", "returns its input's type")
+    reg.get("scenario_identity").set_num_inputs(1)
+    reg.get("scenario_identity").add_type_rel("Identity")
+    reg.register_pattern("scenario_identity", reg.OpPattern.ELEMWISE)
+    x = relay.var("x", shape=(5, 2))
+    y = relay.add(relay.Call(reg.get("scenario_identity"), [x]), x)
+    fn = relay.Function([x], y)
+    assert transform.InferTypeLocal(fn) == relay.FuncType(
+        [relay.TensorType((5, 2), "float32")], relay.TensorType((5, 2), "float32")
+    )
+    assert reg.get("scenario_identity").get_attr("TOpPattern") == 0
+    # too many inputs: a one-line type error naming the op
+    with pytest.raises(Exception, match="scenario_identity takes 1 inputs"):
+        transform.InferTypeLocal(relay.Call(reg.get("scenario_identity"), [x, x]))
+
+
+def test_python_defined_op_with_a_python_relation_and_broadcast():
+    from xrelay.relay.op import op as reg
+
+    def first_row(arg_types, attrs):
+        return relay.TensorType(arg_types[0].shape[1:], arg_types[0].dtype)
+
+    reg.register("scenario_first_row")
+    reg.get("scenario_first_row").add_type_rel("scenario_first_row", first_row)
+    reg.register("scenario_badd")
+    reg.get("scenario_badd").set_num_inputs(2)
+    reg.get("scenario_badd").add_type_rel("Broadcast")
+    x = relay.var("x", shape=(3, 7))
+    y = relay.var("y", shape=(4, 1, 1))
+    row = relay.Call(reg.get("scenario_first_row"), [x])
+    assert transform.InferTypeLocal(row) == relay.TensorType((7,), "float32")
+    both = relay.Call(reg.get("scenario_badd"), [x, y])
+    assert transform.InferTypeLocal(both) == relay.TensorType((4, 3, 7), "float32")
+
+
+def test_registering_an_op_twice_or_changing_a_dialect_op_fails():
+    from xrelay.error import TVMError
+    from xrelay.relay.op import op as reg
+
+    reg.register("scenario_once")
+    with pytest.raises(TVMError, match="registered before"):
+        reg.register("scenario_once")
+    with pytest.raises(TVMError, match="defined by the relay dialect"):
+        reg.get("nn.relu").set_num_inputs(3)
+    with pytest.raises(TVMError, match="not registered"):
+        reg.get("no_such_op")
+
+
+def test_python_defined_op_cannot_run():
+    from xrelay.relay.op import op as reg
+
+    reg.register("scenario_no_semantics")
+    reg.get("scenario_no_semantics").add_type_rel("Identity")
+    x = relay.var("x", shape=(2,))
+    mod = relay.IRModule.from_expr(relay.Call(reg.get("scenario_no_semantics"), [x]))
+    with pytest.raises(
+        Exception, match="scenario_no_semantics was registered from Python"
+    ):
+        relay.create_executor(mod=mod).evaluate()(np.zeros(2, "float32"))
+
+
+def test_shape_built_from_tir_immediates():
+    from xrelay.script import tir as T
+
+    x = relay.var("x", shape=(T.int64(2), 3))
+    y = relay.argmax(x, axis=[1])
+    assert transform.InferTypeLocal(y) == relay.TensorType([T.int32(2)], "int32")
+
+
+def test_var_identity_through_local_inference():
+    x = relay.var("x", shape=())
+    y = relay.add(x, x)
+    transform.InferTypeLocal(y)
+    assert y.checked_type == relay.scalar_type("float32")
+    assert x.vid.same_as(y.args[0].vid)
+    assert not x.vid.same_as(relay.var("x", shape=()).vid)

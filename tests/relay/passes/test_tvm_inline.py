@@ -95,3 +95,22 @@ def test_external_codegen_stays_a_call():
     x = relay.var("x", shape=(3,))
     mod["main"] = relay.Function([x], mod.get_global_var("ext")(x))
     assert_structural_equal(run(mod), transform.InferType()(mod))
+
+
+def test_inline_attribute_given_as_tir_intimm():
+    from xrelay import tir
+
+    p = relay.var("p", shape=(2,))
+    g = relay.Function([p], relay.nn.relu(p)).with_attr(
+        "Inline", tir.IntImm("int32", 1)
+    )
+    mod = relay.IRModule()
+    gv = relay.GlobalVar("g")
+    mod[gv] = g
+    x = relay.var("x", shape=(2,))
+    mod["main"] = relay.Function([x], relay.Call(gv, [x]))
+    after = transform.Inline()(mod)
+    assert [v.name_hint for v in after.functions] == ["main"]
+    y = relay.var("x", shape=(2,))
+    want = relay.IRModule.from_expr(relay.Function([y], relay.nn.relu(y)))
+    assert_structural_equal(after["main"], want["main"])

@@ -44,3 +44,13 @@ def test_multiple_entry_functions():
 def test_keeps_everything_reachable():
     after = transform.RemoveUnusedFunctions(["main", "dead"])(module())
     assert names(after) == {"main", "mid", "leaf", "dead", "dead_leaf"}
+
+
+def test_prelude_is_a_one_line_error():
+    import pytest
+
+    from xrelay.relay.prelude import Prelude
+    from xrelay.unsupported import NotSupportedError
+
+    with pytest.raises(NotSupportedError, match=r"relay.prelude.Prelude: .*Prelude"):
+        Prelude(relay.IRModule())

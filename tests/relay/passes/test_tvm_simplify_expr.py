@@ -146,3 +146,52 @@ def test_post_alter_op_eliminates_identity():
         run_opt_pass(before, transform.SimplifyExprPostAlterOp()),
         run_opt_pass(relay.Function([x2], relay.exp(x2))),
     )
+
+
+# -- free variables keep their identity through a module; collapse_sum_to ---------------
+
+
+def test_free_variable_is_the_same_after_a_module_round_trip():
+    from xrelay.ir import structural_equal
+
+    x = relay.var("x", shape=(3, 4))
+    mod = transform.InferType()(relay.IRModule.from_expr(relay.nn.relu(x)))
+    assert mod["main"].params[0] is x
+    assert structural_equal(mod["main"].body, relay.nn.relu(x))
+    # a different Var of the same name and type is another free variable
+    other = relay.var("x", shape=(3, 4))
+    assert not structural_equal(mod["main"].body, relay.nn.relu(other))
+
+
+def test_free_variable_identity_survives_a_rewriting_pass():
+    from xrelay.ir import assert_structural_equal
+
+    x = relay.var("x", shape=(4,))
+    before = relay.reshape(relay.reshape(x, (2, 2)), (4,))
+    mod = relay.IRModule.from_expr(before)
+    mod = transform.Sequential([transform.InferType(), transform.SimplifyExpr()])(mod)
+    expected = relay.IRModule.from_expr(x)
+    assert_structural_equal(
+        mod["main"].body, transform.InferType()(expected)["main"].body
+    )
+
+
+def test_collapse_sum_like_becomes_collapse_sum_to():
+    from xrelay.ir import assert_structural_equal
+
+    data = relay.var("data", shape=(2, 3, 4))
+    like = relay.var("like", shape=(3, 1))
+    mod = relay.IRModule.from_expr(relay.collapse_sum_like(data, like))
+    mod = transform.Sequential([transform.InferType(), transform.SimplifyExpr()])(mod)
+    want = transform.InferType()(
+        relay.IRModule.from_expr(relay.collapse_sum_to(data, (3, 1)))
+    )
+    assert_structural_equal(mod["main"].body, want["main"].body)
+
+
+def test_collapse_sum_to_values():
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    data = relay.var("data", shape=(2, 3, 4))
+    mod = relay.IRModule.from_expr(relay.collapse_sum_to(data, (3, 1)))
+    got = relay.create_executor(mod=mod).evaluate()(x).numpy()
+    np.testing.assert_array_equal(got, x.sum(axis=(0, 2)).reshape(3, 1))

@@ -147,3 +147,18 @@ func.func @layouts(%a: tensor<1x16x4x4xf32>, %i: tensor<2x3xi32>, %on: tensor<f3
   %5 = relay.one_hot %i, %on, %off {depth = 5 : i64, axis = 0 : i64, dtype = f16} : (tensor<2x3xi32>, tensor<f32>, tensor<f32>) -> tensor<5x2x3xf16>
   func.return %0 : tensor<1x2x4x4x8xf32>
 }
+
+// CHECK-LABEL: func.func @sums_and_sizes
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "sums_and_sizes"
+func.func @sums_and_sizes(%a: tensor<2x3x4xf32>) -> tensor<3x1xf32> {
+  // CHECK-NEXT: %0 = relay.collapse_sum_to %a {shape = array<i64: 3, 1>} : (tensor<2x3x4xf32>) -> tensor<3x1xf32>
+  // CHECK-GENERIC: %0 = "relay.collapse_sum_to"(%a) <{shape = array<i64: 3, 1>}>
+  %0 = relay.collapse_sum_to %a {shape = array<i64: 3, 1>} : (tensor<2x3x4xf32>) -> tensor<3x1xf32>
+  // CHECK-NEXT: %1 = relay.ndarray_size %a : (tensor<2x3x4xf32>) -> tensor<i32>
+  // CHECK-GENERIC: %1 = "relay.ndarray_size"(%a) <{dtype = i32}>
+  %1 = relay.ndarray_size %a : (tensor<2x3x4xf32>) -> tensor<i32>
+  // CHECK-NEXT: %2 = relay.ndarray_size %a {dtype = f32} : (tensor<2x3x4xf32>) -> tensor<f32>
+  // CHECK-GENERIC: %2 = "relay.ndarray_size"(
+  %2 = relay.ndarray_size %a {dtype = f32} : (tensor<2x3x4xf32>) -> tensor<f32>
+  func.return %0 : tensor<3x1xf32>
+}

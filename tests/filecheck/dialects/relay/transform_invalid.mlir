@@ -245,3 +245,19 @@ func.func @f(%i: tensor<2xi32>, %v: tensor<1xf32>) -> tensor<*xf32> {
   %r = relay.one_hot %i, %v, %v {depth = 3 : i64, dtype = f32} : (tensor<2xi32>, tensor<1xf32>, tensor<1xf32>) -> tensor<*xf32>
   func.return %r : tensor<*xf32>
 }
+
+// -----
+
+func.func @f(%a: tensor<2x3x4xf32>) -> tensor<*xf32> {
+  // CHECK: relay.collapse_sum_to: {{.*}}[2, 3]{{.*}}[2, 3, 4]
+  %r = relay.collapse_sum_to %a {shape = array<i64: 2, 3>} : (tensor<2x3x4xf32>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xf32>) -> tensor<2xi32> {
+  // CHECK: relay.ndarray_size: {{.*}}tensor<2xi32>
+  %r = relay.ndarray_size %a : (tensor<2x3xf32>) -> tensor<2xi32>
+  func.return %r : tensor<2xi32>
+}

@@ -43,8 +43,7 @@ func.func @reshape_like(%x: tensor<2x3xf32>, %y: tensor<3x2xf32>) -> tensor<3x2x
 // -----
 
 // CHECK-LABEL: func.func @collapse_sum_like
-// CHECK-NEXT:    %[[S:.*]] = relay.sum %x {axis = array<i64: 0, 2>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<1x3x1xf32>
-// CHECK-NEXT:    %[[R:.*]] = relay.reshape %[[S]] {newshape = array<i64: 3, 1>} : (tensor<1x3x1xf32>) -> tensor<3x1xf32>
+// CHECK-NEXT:    %[[R:.*]] = relay.collapse_sum_to %x {shape = array<i64: 3, 1>} : (tensor<2x3x4xf32>) -> tensor<3x1xf32>
 // CHECK-NEXT:    func.return %[[R]]
 func.func @collapse_sum_like(%x: tensor<2x3x4xf32>, %y: tensor<3x1xf32>) -> tensor<3x1xf32> {
   %0 = relay.collapse_sum_like %x, %y : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<3x1xf32>

@@ -102,3 +102,19 @@ def current_target_text(default: str) -> str:
     """The current target's string, or ``default``."""
     found = Target.current()
     return default if found is None else found.text
+
+
+class VirtualDevice:
+    """Where a value lives (TVM's ``VirtualDevice(device, target)``): xrelay runs
+    every value on the host CPU, so one can be built and compared, but no pass
+    places values by it."""
+
+    def __init__(
+        self, device: object = None, target: object = None, memory_scope: str = ""
+    ):
+        self.device = device
+        self.target = target
+        self.memory_scope = memory_scope
+
+    def __repr__(self) -> str:
+        return f"VirtualDevice({self.device!r}, {self.target!r})"

@@ -1,0 +1,11 @@
+"""``xrelay.error`` (TVM's ``tvm.error``): the base class of the errors TVM's own
+runtime raises, for scripts that catch them."""
+
+from __future__ import annotations
+
+
+class TVMError(RuntimeError):
+    """An error TVM reports from its C++ runtime (here: an op registered twice)."""
+
+
+__all__ = ["TVMError"]
