@@ -58,7 +58,7 @@ from xrelay.pass_manager import (
     FunctionPass,
     PassContext,
     PassInfo,
-    register_config,
+    config,
     register_pass,
 )
 
@@ -66,23 +66,8 @@ ALWAYS = MixedPrecisionCategory.ALWAYS
 FOLLOW = MixedPrecisionCategory.FOLLOW
 NEVER = MixedPrecisionCategory.NEVER
 
-KEEP_ORIG_OUTPUT_DTYPE = "relay.ToMixedPrecision.keep_orig_output_dtype"
-register_config(
-    KEEP_ORIG_OUTPUT_DTYPE,
-    bool,
-    False,
-    "ToMixedPrecision casts the function results back to their original dtypes",
-)
-
-BUILD_MIXED_PRECISION_TYPE = "xrelay.mixed_precision_type"
-register_config(
-    BUILD_MIXED_PRECISION_TYPE,
-    str,
-    "",
-    "relay.build's pipeline runs ToMixedPrecision to this type (bfloat16, float16) "
-    "after SimplifyExpr, keeping the results' dtypes; empty: float32 throughout "
-    "(xrelay.build(precision=...) sets it)",
-)
+KEEP_ORIG_OUTPUT_DTYPE = config.KEEP_ORIG_OUTPUT_DTYPE.name
+BUILD_MIXED_PRECISION_TYPE = config.BUILD_MIXED_PRECISION_TYPE.name
 
 F32 = dtypes.element_type("float32")
 
