@@ -149,7 +149,8 @@ def test_registered_conversion_overrides_the_op():
         converted = convert(mod)
     softmax = next(op for op in ops_of(converted) if op.name == "relay.nn.softmax")
     assert dtype_of(softmax) == "bfloat16"
-    assert seen and seen[0][:2] == ("nn.softmax", "bfloat16")
+    assert seen
+    assert seen[0][:2] == ("nn.softmax", "bfloat16")
     assert "axis" in seen[0][2]
     close(interpret(converted, data), interpret(mod, data), "bfloat16")
     # outside the block the op's own NEVER applies again
@@ -225,9 +226,7 @@ def compiled_cnn() -> tuple[Any, Any, np.ndarray[Any, Any]]:
     mod, data = cnn()
     with PassContext(opt_level=3):
         f32 = xrelay.build(mod)
-    with PassContext(
-        opt_level=3, config={"xrelay.mixed_precision_type": "bfloat16"}
-    ):
+    with PassContext(opt_level=3, config={"xrelay.mixed_precision_type": "bfloat16"}):
         bf16 = xrelay.build(mod)
     return f32, bf16, data
 
