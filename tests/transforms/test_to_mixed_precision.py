@@ -160,7 +160,8 @@ def test_registered_conversion_overrides_the_op():
 
 def test_register_mixed_precision_conversion_with_levels():
     def never(call: Any, mixed: str) -> list[Any]:
-        return [MIXED_PRECISION_NEVER, mixed, mixed]
+        # TVM's spelling of the categories
+        return [relay.transform.mixed_precision.MIXED_PRECISION_NEVER, mixed, mixed]
 
     try:
         relay.op.register_mixed_precision_conversion("nn.relu", never, level=11)
