@@ -171,3 +171,17 @@ MAX_WORK = register_config(
 FUSE_LINK_PARAMS = register_config(
     "relay.FuseOps.link_params", bool, False, "keep constants inside fused functions"
 )
+KEEP_ORIG_OUTPUT_DTYPE = register_config(
+    "relay.ToMixedPrecision.keep_orig_output_dtype",
+    bool,
+    False,
+    "ToMixedPrecision casts the function results back to their original dtypes",
+)
+BUILD_MIXED_PRECISION_TYPE = register_config(
+    "xrelay.mixed_precision_type",
+    str,
+    "",
+    "relay.build's pipeline runs ToMixedPrecision to this type (bfloat16, float16) "
+    "after SimplifyExpr, keeping the results' dtypes; empty: float32 throughout "
+    "(xrelay.build(precision=...) sets it)",
+)

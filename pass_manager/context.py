@@ -188,6 +188,27 @@ class PassContext:
                 _stack.contexts.pop()
 
     @contextmanager
+    def with_config(
+        self, updates: Mapping[str, Any]
+    ) -> Generator[PassContext, None, None]:
+        """Within the block, a context like this one with ``updates`` added to its
+        config is current; it shares this context's instruments and analyses."""
+        inner = PassContext(
+            self._opt_level,
+            self._required,
+            self._disabled,
+            config={**self._config, **updates},
+        )
+        inner.analyses = self.analyses
+        inner._set_instruments(self._instruments)
+        _stack.contexts.append(inner)
+        try:
+            yield inner
+        finally:
+            if _stack.contexts and _stack.contexts[-1] is inner:
+                _stack.contexts.pop()
+
+    @contextmanager
     def with_instruments(
         self, first: Iterable[PassInstrument]
     ) -> Generator[PassContext, None, None]:

@@ -161,6 +161,15 @@ def build_parser() -> argparse.ArgumentParser:
         "the available cores, one for tiny models)",
     )
     group.add_argument(
+        "--precision",
+        type=_precision,
+        default="float32",
+        metavar="{float32,bf16}",
+        help="float32 (default), or bf16: bfloat16 convolutions and matrix products "
+        "accumulating in float32 (ToMixedPrecision), on a CPU with AVX512-BF16; "
+        "elsewhere the model runs in float32 and a warning says so",
+    )
+    group.add_argument(
         "--profile",
         action="store_true",
         help="build with profiling and print the time of every kernel, slowest "
@@ -500,6 +509,26 @@ class Compiled:
     timing: str = ""
 
 
+def _precision(text: str) -> str:
+    """An argparse type: a precision of :mod:`xrelay.precision`."""
+    from xrelay.precision import PrecisionError, check_precision
+
+    try:
+        return check_precision(text)
+    except PrecisionError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _precision_config(precision: str) -> dict[str, Any]:
+    """The PassContext config of ``--precision`` on this host (relay.build's
+    pipeline runs ToMixedPrecision when it is set; :mod:`xrelay.precision` decides)."""
+    from xrelay.precision import build_mixed_precision_type
+    from xrelay.transforms.to_mixed_precision import BUILD_MIXED_PRECISION_TYPE
+
+    mixed = build_mixed_precision_type(precision)
+    return {BUILD_MIXED_PRECISION_TYPE: mixed} if mixed else {}
+
+
 def compile_model(model: Model, args: argparse.Namespace, executor: str) -> Compiled:
     """Run the pipeline (interpreter) or ``xrelay.build`` (llvm) under one
     PassContext built from the flags."""
@@ -514,7 +543,9 @@ def compile_model(model: Model, args: argparse.Namespace, executor: str) -> Comp
     available = available_passes()
     passes = cli.build_pipeline(available, spec, PROG)
     instruments = [PassTimingInstrument()] if args.time_passes else []
-    ctx = cli.build_pass_context(args, PROG, instruments, list(available))
+    ctx = cli.build_pass_context(
+        args, PROG, instruments, list(available), _precision_config(args.precision)
+    )
     module = model.module.clone()
     lib: Any = None
     timing = ""

@@ -81,11 +81,16 @@ def build_prefix() -> Sequential:
     """The Sequential of the registered passes of :data:`PASS_PREFIX`."""
     from xrelay.pass_manager import get_pass
 
-    return Sequential(
-        [get_pass(name) for name in PASS_PREFIX if registered(name)],
-        opt_level=0,
-        name="RelayOptimizePrefix",
-    )
+    passes = [get_pass(name) for name in PASS_PREFIX if registered(name)]
+    # xrelay.mixed_precision_type: ToMixedPrecision once the graph is simplified
+    # (batch norms folded), before the layouts are chosen
+    from xrelay.transforms.to_mixed_precision import build_pipeline_pass
+
+    mixed = build_pipeline_pass(PassContext.current())
+    if mixed is not None:
+        at = next(i for i, p in enumerate(passes) if p.info.name == "SimplifyExpr")
+        passes.insert(at + 1, mixed)
+    return Sequential(passes, opt_level=0, name="RelayOptimizePrefix")
 
 
 class ParamsBindError(ValueError):

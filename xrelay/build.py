@@ -72,6 +72,46 @@ def build(
     num_threads: int | None = None,
     cache: bool = True,
     profile: bool = False,
+    precision: str = "float32",
+) -> Library:
+    """:func:`build_in_context` (see there) in ``precision``: ``"float32"`` (the default) or
+    ``"bf16"``: bfloat16 convolutions and matrix products accumulating in float32
+    (ToMixedPrecision in the pipeline), on a host with AVX512-BF16; elsewhere the
+    float32 build and a warning (:mod:`xrelay.precision`). A bad value is a
+    :class:`~xrelay.precision.PrecisionError`."""
+    from xrelay.pass_manager import PassContext
+    from xrelay.precision import build_mixed_precision_type
+    from xrelay.transforms.to_mixed_precision import BUILD_MIXED_PRECISION_TYPE
+
+    mixed = build_mixed_precision_type(precision)
+    options: dict[str, Any] = {
+        "entry": entry,
+        "keep_mlir": keep_mlir,
+        "num_threads": num_threads,
+        "cache": cache,
+        "profile": profile,
+    }
+    if not mixed:
+        return build_in_context(mod, target, params, **options)
+    entered = PassContext.entered()
+    outer = PassContext.current() if entered else PassContext(opt_level=BUILD_OPT_LEVEL)
+    with (
+        nullcontext() if entered else outer,
+        outer.with_config({BUILD_MIXED_PRECISION_TYPE: mixed}),
+    ):
+        return build_in_context(mod, target, params, **options)
+
+
+def build_in_context(
+    mod: Any,
+    target: str = "llvm",
+    params: Mapping[str, Any] | None = None,
+    *,
+    entry: str = "main",
+    keep_mlir: bool = False,
+    num_threads: int | None = None,
+    cache: bool = True,
+    profile: bool = False,
 ) -> Library:
     """Compile ``mod`` (a ``relay.IRModule`` or ``builtin.module``) for the host CPU.
 
@@ -187,7 +227,7 @@ def _remember_rebuild(
 
     def rebuild() -> Any:
         with nullcontext() if not entered else ctx:
-            return build(
+            return build_in_context(
                 mod, params=params, entry=entry, num_threads=num_threads, profile=True
             ).executable
 

@@ -48,6 +48,7 @@ from xrelay.dialects.relay.base import (
     tensor,
 )
 from xrelay.dialects.relay.dtypes import astype, is_int, numpy_dtype
+from xrelay.dialects.relay.mixed_precision import MixedPrecisionCategory
 
 # ---------------------------------------------------------------------------------------
 # Scans
@@ -105,6 +106,7 @@ class _ScanOp(RelayOp):
 class CumsumOp(_ScanOp):
     __doc__ = _ScanOp.__doc__
     name = "relay.cumsum"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
     IDENTITY: ClassVar[int] = 0
 
     def accumulate(self, x: Array, axis: int) -> Array:
@@ -115,6 +117,7 @@ class CumsumOp(_ScanOp):
 class CumprodOp(_ScanOp):
     __doc__ = _ScanOp.__doc__
     name = "relay.cumprod"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
     IDENTITY: ClassVar[int] = 1
 
     def accumulate(self, x: Array, axis: int) -> Array:

@@ -56,6 +56,10 @@ from xdsl.utils.exceptions import VerifyException
 from xrelay.dialects.relay import dtypes
 from xrelay.dialects.relay.known_attributes import KnownAttributes
 from xrelay.dialects.relay.layout_rules import InferredLayouts, MaybeLayout
+from xrelay.dialects.relay.mixed_precision import (
+    ACCUMULATION_TYPE,
+    MixedPrecisionCategory,
+)
 
 Array: TypeAlias = np.ndarray[Any, Any]
 """A numpy array, the value of a tensor in the reference semantics."""
@@ -380,6 +384,25 @@ class RelayOp(IRDLOperation):
         """The op's numpy reference semantics: one value per result (a single value
         for single-result ops)."""
         raise NotImplementedError(f"{self.name} has no reference semantics")
+
+    # -- mixed precision (ToMixedPrecision; see mixed_precision) -----------------------
+
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.FOLLOW
+    """The op's ToMixedPrecision category: ``FOLLOW`` (Relay's default for ops with
+    no registered conversion) unless the class says ``ALWAYS`` or ``NEVER``."""
+
+    def mixed_precision_conversion(
+        self, mixed_precision_type: str
+    ) -> tuple[MixedPrecisionCategory, str, str]:
+        """Relay's ``FTVMMixedPrecisionConversionType``: the category, the dtype the
+        op accumulates in and the dtype it returns, when converting to
+        ``mixed_precision_type``. ``ALWAYS`` ops with an ``out_dtype`` attribute keep
+        a ``float32`` accumulator (the pass sets ``out_dtype`` and casts after)."""
+        category = self.MIXED_PRECISION
+        has_out_dtype = "out_dtype" in self.get_irdl_definition().properties
+        if category is MixedPrecisionCategory.ALWAYS and has_out_dtype:
+            return category, ACCUMULATION_TYPE, mixed_precision_type
+        return category, mixed_precision_type, mixed_precision_type
 
     # -- layout hooks (ConvertLayout / AlterOpLayout; see layout_rules) -----------------
 

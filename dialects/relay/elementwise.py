@@ -53,6 +53,7 @@ from xrelay.dialects.relay.layout_rules import (
     channel_axis_layouts,
     elementwise_layouts,
 )
+from xrelay.dialects.relay.mixed_precision import MixedPrecisionCategory
 
 BOOL = IntegerType(1)
 
@@ -176,6 +177,7 @@ class PowerOp(BinaryOp):
     """``lhs ** rhs`` elementwise."""
 
     name = "relay.power"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
 
     def fn(self, a: Array, b: Array) -> Array:
         return np.power(a, b)
@@ -402,6 +404,7 @@ class ExpOp(FloatUnaryOp):
     """``e ** x``."""
 
     name = "relay.exp"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
     fn = _unary(np.exp)
 
 
@@ -418,6 +421,7 @@ class LogOp(FloatUnaryOp):
     """Natural logarithm."""
 
     name = "relay.log"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
     fn = _unary(np.log)
 
 
@@ -468,6 +472,7 @@ class ErfOp(FloatUnaryOp):
     """The Gauss error function."""
 
     name = "relay.erf"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
     fn = _unary(erf)
 
 

@@ -74,6 +74,7 @@ from xrelay.dialects.relay.layout_rules import (
     layout_of,
     ndim_primal,
 )
+from xrelay.dialects.relay.mixed_precision import MixedPrecisionCategory
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.dialects.relay.transform import ConcatenateOp
 
@@ -388,6 +389,7 @@ class ConvOp(PaddedOp):
     out_dtype = opt_dtype_prop()
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.ALWAYS
     KERNEL_CANONICAL: ClassVar[str] = "OIHW"
     """The kernel layout the weight shape is read in (``IOHW`` for the transpose)."""
     BLOCKED_AS_PRIMAL: ClassVar[bool] = True
@@ -1050,6 +1052,7 @@ class DenseOp(RelayOp):
     out_dtype = opt_dtype_prop()
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.ALWAYS
 
     def solve_operand_types(
         self, operand_types: Sequence[Attribute]
@@ -1176,6 +1179,7 @@ class DensePackOp(RelayOp):
     out_dtype = opt_dtype_prop()
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.ALWAYS
 
     def packing(self) -> tuple[Layout, int]:
         """The weight layout and its packing factor ``n``."""
@@ -1262,6 +1266,7 @@ class MatmulOp(RelayOp):
     transpose_b = bool_prop(False)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.ALWAYS
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         a, b = (
@@ -1354,6 +1359,7 @@ class BatchMatmulOp(RelayOp):
     transpose_b = bool_prop(True)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.ALWAYS
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x, y = (
@@ -1404,6 +1410,7 @@ class SoftmaxBase(RelayOp):
     axis = int_prop(-1)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")

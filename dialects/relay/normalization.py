@@ -51,6 +51,7 @@ from xrelay.dialects.relay.layout_rules import (
     is_split,
     letters_axes,
 )
+from xrelay.dialects.relay.mixed_precision import MixedPrecisionCategory
 
 # ---------------------------------------------------------------------------------------
 # Helpers
@@ -277,6 +278,7 @@ class LayerNormOp(AffineNormOp):
     (biased) variance, then ``* gamma + beta`` (``[data.shape[axis]]``)."""
 
     name = "relay.nn.layer_norm"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
     axis = int_prop(-1)
 
     def normalise(self, x: Array, axis: int, eps: float) -> Array:
@@ -307,6 +309,7 @@ class GroupNormOp(AffineNormOp):
     ``* gamma + beta`` per channel. ``C`` must be divisible by ``num_groups``."""
 
     name = "relay.nn.group_norm"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
     num_groups = int_prop()
     axis = int_prop(1)
 
@@ -337,6 +340,7 @@ class InstanceNormOp(AffineNormOp):
     channel."""
 
     name = "relay.nn.instance_norm"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
     axis = int_prop(1)
 
     def normalise(self, x: Array, axis: int, eps: float) -> Array:
@@ -380,6 +384,7 @@ class L2NormalizeOp(RelayOp):
     axis = opt_ints_prop()
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
 
     def axes(self, rank: int) -> tuple[int, ...]:
         if self.axis is None:
@@ -449,6 +454,7 @@ class LRNOp(RelayOp):
     beta = float_prop(0.75)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")

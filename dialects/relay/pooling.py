@@ -53,6 +53,7 @@ from xrelay.dialects.relay.layout_rules import (
     MaybeLayout,
     layout_of,
 )
+from xrelay.dialects.relay.mixed_precision import MixedPrecisionCategory
 from xrelay.dialects.relay.nn import (
     PaddedOp,
     check_permutation,
@@ -368,6 +369,7 @@ class GlobalAvgPool2DOp(GlobalPool2D):
     """The mean over ``H`` and ``W`` of each channel."""
 
     name = "relay.nn.global_avg_pool2d"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
 
     def pool(self, x: Array) -> Array:
         if x.dtype.kind == "f":
@@ -437,6 +439,7 @@ class AdaptiveAvgPool2DOp(AdaptivePool2D):
     """The mean of each adaptive bin."""
 
     name = "relay.nn.adaptive_avg_pool2d"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
 
     def pool(self, x: Array) -> Array:
         (ih, vh, lh), (iw, vw, lw) = self.bins(x)

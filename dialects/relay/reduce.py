@@ -41,6 +41,7 @@ from xrelay.dialects.relay.base import (
 from xrelay.dialects.relay.dtypes import is_bool, is_float, is_float_dtype
 from xrelay.dialects.relay.layout import Layout, LayoutAxis
 from xrelay.dialects.relay.layout_rules import InferredLayouts, MaybeLayout
+from xrelay.dialects.relay.mixed_precision import MixedPrecisionCategory
 
 I32 = IntegerType(32)
 
@@ -226,6 +227,7 @@ class SumOp(ReduceOp):
     """The sum over the reduced axes."""
 
     name = "relay.sum"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
 
     def reduce(self, x: Array, axes: tuple[int, ...]) -> Array:
         return np.sum(x, axis=axes, keepdims=True, dtype=x.dtype)
@@ -237,6 +239,7 @@ class MeanOp(ReduceOp):
     divided by the count in the data's dtype)."""
 
     name = "relay.mean"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
 
     def reduce(self, x: Array, axes: tuple[int, ...]) -> Array:
         total = np.sum(x, axis=axes, keepdims=True, dtype=x.dtype)
@@ -282,6 +285,7 @@ class ProdOp(ReduceOp):
     """The product over the reduced axes."""
 
     name = "relay.prod"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
 
     def reduce(self, x: Array, axes: tuple[int, ...]) -> Array:
         return np.prod(x, axis=axes, keepdims=True, dtype=x.dtype)
@@ -315,6 +319,7 @@ class LogSumExpOp(AxisReduceOp):
     ``m + log(sum(exp(data - m)))`` with ``m`` the maximum. No ``exclude``."""
 
     name = "relay.logsumexp"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
     FLOAT_ONLY: ClassVar[bool] = True
 
     def reduce(self, x: Array, axes: tuple[int, ...]) -> Array:
@@ -415,6 +420,7 @@ class VarianceOp(ReduceOp):
     is the mean with kept dims; any shape that broadcasts to ``data`` is accepted."""
 
     name = "relay.variance"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
     data = operand_def(ANY_TENSOR)
     mean = operand_def(ANY_TENSOR)
     unbiased = bool_prop(False)
@@ -453,6 +459,7 @@ class StdOp(ReduceOp):
     axes (Relay's python ``std``), dividing by ``n - 1`` when ``unbiased``."""
 
     name = "relay.std"
+    MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
     unbiased = bool_prop(False)
     FLOAT_ONLY: ClassVar[bool] = True
 

@@ -219,3 +219,33 @@ def test_softmax_on_bfloat16():
     x32 = x.astype(np.float32)
     e = np.exp(x32 - x32.max(axis=1, keepdims=True))
     _close_to(got, e / e.sum(axis=1, keepdims=True))
+
+
+def test_blocked_max_pool_on_bfloat16():
+    """A bfloat16 max pool in the blocked layout AlterOpLayout gives it (after a
+    blocked convolution) takes the window fold, not the plain-rows path."""
+    rng = np.random.default_rng(15)
+    x, w = _bf16_normal(rng, (1, 16, 8, 8)), _bf16_normal(rng, (16, 16, 3, 3))
+    var = relay.var("x", shape=x.shape, dtype="bfloat16")
+    conv = relay.nn.conv2d(var, relay.const(w), padding=(1, 1), out_dtype="float32")
+    pooled = relay.nn.max_pool2d(
+        relay.cast(conv, "bfloat16"), pool_size=(3, 3), padding=(1, 1)
+    )
+    got = _build(pooled, 3)(x)
+    x32, w32 = x.astype(np.float32), w.astype(np.float32)
+    xp = np.pad(x32, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    y = np.zeros((1, 16, 8, 8), np.float32)
+    for i in range(3):
+        for j in range(3):
+            y += np.einsum(
+                "nchw,oc->nohw", xp[:, :, i : i + 8, j : j + 8], w32[:, :, i, j]
+            )
+    yb = np.pad(
+        y.astype(BF16).astype(np.float32),
+        ((0, 0), (0, 0), (1, 1), (1, 1)),
+        constant_values=-np.inf,
+    )
+    want = np.max(
+        [yb[:, :, i : i + 8, j : j + 8] for i in range(3) for j in range(3)], axis=0
+    )
+    _close_to(got, want)

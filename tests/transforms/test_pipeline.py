@@ -353,6 +353,12 @@ INPUTS = (
 )
 
 
+LOSSY = frozenset({"ToMixedPrecision"})
+"""Passes that change the numerics by design (float16 compute): run and verified on
+the random programs, their accuracy tested on their own
+(tests/transforms/test_to_mixed_precision.py)."""
+
+
 def transform_passes() -> list[str]:
     """Every registered pass of xrelay.transforms (the lowering steps are not
     relay-to-relay passes)."""
@@ -382,7 +388,8 @@ def test_random_programs_each_pass(steps: list[tuple[int, int, int]]):
     for name in transform_passes():
         after = get_pass(name)(mod)
         after.verify()
-        assert_close(interpret(after, *INPUTS), expected)
+        if name not in LOSSY:
+            assert_close(interpret(after, *INPUTS), expected)
 
 
 @settings(max_examples=100, deadline=None)

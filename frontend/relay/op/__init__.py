@@ -35,3 +35,6 @@ from xrelay.frontend.relay.op.hooks import (  # noqa: E402
 from xrelay.frontend.relay.op.hooks import (  # noqa: E402
     register_infer_correct_layout as register_infer_correct_layout,
 )
+from xrelay.frontend.relay.op.mixed_precision import (  # noqa: E402
+    register_mixed_precision_conversion as register_mixed_precision_conversion,
+)

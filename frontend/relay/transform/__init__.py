@@ -7,7 +7,9 @@ arguments (``FuseOps(fuse_opt_level=-1)``, ``FoldConstant(fold_qnn=False)``,
 ``EliminateCommonSubexpr(fskip=None)``, ...). A pass registered later (a plug-in)
 gets one too: the names are looked up in the registry on first use. The pass
 manager's own names (``Sequential``, ``PassContext``, ``module_pass``,
-``function_pass``, ``PassInstrument``, ...) are re-exported, as in TVM.
+``function_pass``, ``PassInstrument``, ...) are re-exported, as in TVM, and
+``transform.mixed_precision`` holds ``MIXED_PRECISION_ALWAYS`` / ``FOLLOW`` /
+``NEVER``.
 
     from xrelay.relay import transform
     mod = transform.Sequential([transform.InferType(), transform.FoldConstant()])(mod)
@@ -20,6 +22,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from xrelay.frontend.relay.op import mixed_precision as mixed_precision
 from xrelay.pass_manager import (
     FunctionPass as FunctionPass,
 )
