@@ -238,3 +238,14 @@ def test_compiled_bf16_within_tolerance_of_float32(compiled_cnn: Any):
     assert got.dtype == np.float32  # the results keep their dtype in the pipeline
     assert not np.array_equal(got, want)  # it did run in bfloat16
     close(got, want, "bfloat16")
+
+
+def test_mixed_precision_is_a_submodule_as_in_tvm() -> None:
+    import importlib
+
+    module = importlib.import_module("xrelay.relay.transform.mixed_precision")
+    assert (
+        module.MIXED_PRECISION_NEVER
+        == relay.transform.mixed_precision.MIXED_PRECISION_NEVER
+    )
+    assert callable(module.register_mixed_precision_conversion)

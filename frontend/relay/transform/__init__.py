@@ -22,7 +22,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from xrelay.frontend.relay.op import mixed_precision as mixed_precision
+from xrelay.frontend.relay.transform import mixed_precision as mixed_precision
 from xrelay.pass_manager import (
     FunctionPass as FunctionPass,
 )
