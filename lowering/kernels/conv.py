@@ -801,6 +801,10 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     (the ``y`` channels of an output block are the vector lanes). Grouped: each
     output block reads the input blocks of its group (the kernel ``[O/y, (C/G)/x,
     ...]``); depthwise (kernel ``[C/y, 1, KH, KW, 1, y]``): :func:`depthwise_nchwc`."""
+    from xrelay.lowering.kernels.int16 import conv2d_nchwc_int16
+
+    if conv2d_nchwc_int16(cx, out, epilogue):  # int16 pair products (pmaddwd)
+        return
     op = cx.op
     assert isinstance(op, nn.Conv2DNCHWcOp)
     kb = cx.kb
