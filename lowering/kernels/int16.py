@@ -53,7 +53,6 @@ from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.lowering.builder import Buffer, Index, KernelBuilder
 from xrelay.lowering.kernels import Epilogue, OpContext
 from xrelay.lowering.kernels.pool import tap_range
-from xrelay.lowering.llvm.fast_ops import call_intrinsic
 from xrelay.lowering.tiling import (
     MAX_ROW_SUMS,
     conv_row_group,
@@ -163,6 +162,8 @@ class PairOps:
     def madd(self, a: SSAValue, b: SSAValue, acc: SSAValue) -> SSAValue:
         """``acc`` plus the pair sums of ``a * b`` (``pmaddwd``; ``vpdpwssd`` on
         VNNI hosts)."""
+        from xrelay.lowering.llvm.fast_ops import call_intrinsic  # (import cycle)
+
         name = PMADD_INTRINSICS[self.lanes]
         products = self.kb.insert(call_intrinsic(name, [a, b], self.sums)).results[0]
         return self.kb.result(arith.AddiOp(acc, products))
@@ -233,7 +234,8 @@ def prepack(array: Array) -> Array:
     in the original shape."""
     *lead, x, y = array.shape
     pairs = array.reshape(*lead, x // 2, 2, y)
-    axes = list(range(len(lead))) + [len(lead), len(lead) + 2, len(lead) + 1]
+    k = len(lead)
+    axes = [*range(k), k, k + 2, k + 1]
     return np.ascontiguousarray(pairs.transpose(axes)).reshape(array.shape)
 
 
