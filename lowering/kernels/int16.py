@@ -210,28 +210,31 @@ def _elem(value: SSAValue) -> str:
 
 
 def interleaves_weights(op: Operation) -> bool:
-    """Whether :func:`conv2d_nchwc_int16` reads ``op``'s weight repacked when it is
-    a constant: an int16 ``contrib_conv2d_NCHWc`` (not depthwise) with int32 sums
-    on a host with ``pmaddwd``, an even input block and output blocks of whole
-    vectors."""
-    if not isinstance(op, nn.Conv2DNCHWcOp):
+    """Whether the int16 kernels read ``op``'s weight repacked (:func:`prepack`)
+    when it is a constant: an int16 ``contrib_conv2d_NCHWc`` (not depthwise,
+    :func:`conv2d_nchwc_int16`) or ``contrib_dense_pack``
+    (:func:`dense_pack_int16`) with int32 sums on a host with ``pmaddwd``, an even
+    reduction (input block, ``K``) and output blocks of whole vectors."""
+    if not isinstance(op, nn.Conv2DNCHWcOp | nn.DensePackOp):
         return False
     data, weight = op.operands[0], op.operands[1]
     if (_elem(data), _elem(weight), _elem(op.results[0])) != ("i16", "i16", "i32"):
         return False
     shape = cast(TensorType[Attribute], weight.type).get_shape()
-    if len(shape) != 6 or shape[4] == 1:
+    rank = 6 if isinstance(op, nn.Conv2DNCHWcOp) else 3
+    if len(shape) != rank or shape[-2] == 1:
         return False
-    x_blk, y_blk = shape[4], shape[5]
+    x_blk, y_blk = shape[-2], shape[-1]
     lanes = min(pair_lanes(), y_blk)
     return lanes >= 4 and y_blk % lanes == 0 and x_blk % 2 == 0
 
 
 def prepack(array: Array) -> Array:
-    """A ``[O/y, C/x, KH, KW, x, y]`` weight (``x`` even) with each block's input
-    channels paired: ``[O/y, C/x, KH, KW, x/2, y, 2]`` (the two weights of a pair
-    side by side for every output channel, what ``pmaddwd`` multiplies), stored
-    in the original shape."""
+    """A ``[O/y, C/x, KH, KW, x, y]`` convolution weight (``x`` even) with each
+    block's input channels paired: ``[O/y, C/x, KH, KW, x/2, y, 2]`` (the two
+    weights of a pair side by side for every output channel, what ``pmaddwd``
+    multiplies), stored in the original shape; a packed dense weight ``[U/n, K,
+    n]`` likewise along ``K``."""
     *lead, x, y = array.shape
     pairs = array.reshape(*lead, x // 2, 2, y)
     k = len(lead)
@@ -522,4 +525,77 @@ def depthwise_nchwc_int16(
                 with kb.loop(0, tile) as t, kb.loop(0, lanes) as c:
                     idx = [n, cb, y, kb.iadd(x, t), c]
                     kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+    return True
+
+
+def dense_pack_int16(
+    cx: OpContext, out: Buffer, epilogue: Epilogue | None = None
+) -> bool:
+    """A ``contrib_dense_pack`` (``x [..., K]``, weight ``[U/n, K, n]`` stored
+    repacked, :func:`prepack`) of int16 operands into int32 sums with ``pmaddwd``:
+    the vector tiles of :func:`~xrelay.lowering.kernels.gemm.dense_pack_vectors`
+    (``mr`` rows times ``nv`` vectors of sums, :func:`~xrelay.lowering.tiling.
+    gemm_tile`), each step a pair of ``k``: the rows' pairs ``x[m, k:k+2]``
+    broadcast (one 32-bit load each), the weight's vectors of pairs loaded as they
+    are stored. False (nothing emitted) unless the weight was repacked and ``x``
+    is a stored buffer."""
+    from xrelay.lowering.kernels.gemm import store_tile, tiled_rows
+
+    op = cx.op
+    kb = cx.kb
+    x, w = cx.operand(0), cx.operand(1)
+    x_buf, w_buf = x.buffer, w.buffer
+    if 1 not in cx.prepacked or x_buf is None or w_buf is None:
+        return False
+    assert interleaves_weights(op)
+    lead, k_n = x.shape[:-1], x.shape[-1]
+    m_n = int(np.prod(lead)) if lead else 1
+    b_n, _, blk = w.shape
+    lanes = min(pair_lanes(), blk)
+    per_block = blk // lanes
+    units = b_n * blk
+    if m_n == 0 or b_n == 0:
+        return False
+    ops = PairOps(kb, lanes)
+    w_flat, x_flat = kb.flat(w_buf), kb.flat(x_buf)
+
+    def tile(_: list[Index], m0: Index, mr: int, v0: Index, nv: int) -> None:
+        rows = [kb.imul(kb.iadd(m0, r), k_n) for r in range(mr)]
+        # vector v: block v // per_block, lanes (v % per_block) * lanes, as pairs
+        w_bases: list[Index] = []
+        for j in range(nv):
+            v = kb.iadd(v0, j)
+            b = kb.udiv(v, per_block) if per_block > 1 else v
+            lane = kb.isub(v, kb.imul(b, per_block)) if per_block > 1 else 0
+            w_bases.append(kb.iadd(kb.imul(b, k_n * blk), kb.imul(lane, 2 * lanes)))
+
+        def step(p: Index, acc: list[SSAValue]) -> list[SSAValue]:
+            k = kb.imul(p, 2)
+            ws = [
+                ops.load_pairs(w_flat, kb.iadd(base, kb.imul(k, blk)))
+                for base in w_bases
+            ]
+            new = list(acc)
+            for r in range(mr):
+                a = ops.splat_load(x_flat, kb.iadd(rows[r], k))
+                for j in range(nv):
+                    new[r * nv + j] = ops.madd(a, ws[j], new[r * nv + j])
+            return new
+
+        sums = kb.fold_loop(0, k_n // 2, [ops.zero()] * (mr * nv), step)
+        u0 = kb.imul(v0, lanes)
+        store_tile(
+            kb,
+            [sums[r * nv : (r + 1) * nv] for r in range(mr)],
+            out,
+            lambda r, j: kb.iadd(
+                kb.imul(kb.iadd(m0, r), units), kb.iadd(u0, j * lanes)
+            ),
+        )
+        if epilogue is not None:
+            with kb.loop(0, mr) as r, kb.loop(u0, kb.iadd(u0, nv * lanes)) as u:
+                idx = [*kb.unflatten(kb.iadd(m0, r), lead, unsigned=True), u]
+                kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+
+    tiled_rows(kb, m_n, b_n * per_block, tile)
     return True
