@@ -234,8 +234,10 @@ def _window_pool_plain_rows(
     kb, dt = cx.kb, out.dtype
     data = cx.operand(0)
     (ph, pw), (sh, sw), (dh, dw), (pt, pl, _, _) = op.params()
+    if op.blocked() is not None:  # (layouts() accepts plain layouts only)
+        return False
     layout, out_layout = op.layouts()
-    if op.blocked() is not None or layout != "NCHW" or out_layout != "NCHW":
+    if layout != "NCHW" or out_layout != "NCHW":
         return False
     buf = data.buffer
     n_, c_, h, w = data.shape
