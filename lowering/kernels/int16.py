@@ -462,7 +462,7 @@ def depthwise_nchwc_int16(
     ``c`` channels of a block are vector lanes, sign-extended and multiplied, over
     the float kernel's tiles (:func:`~xrelay.lowering.kernels.conv.depthwise_nchwc`).
     False when the data is not a stored buffer (the generic kernel then)."""
-    from xrelay.lowering.kernels.conv import _padded_column, _tile_edges
+    from xrelay.lowering.kernels.conv import padded_column, tile_edges
 
     op = cx.op
     assert isinstance(op, nn.Conv2DNCHWcOp)
@@ -476,14 +476,14 @@ def depthwise_nchwc_int16(
     _, _, kh, kw, _, _ = weight.shape
     _, _, oh, ow, _ = out.shape
     tile = row_tile(ow, 1, lanes, 4)
-    tiles, last, low, high = _tile_edges(ow, w, tile, kw, sw, dw, pl)
+    tiles, last, low, high = tile_edges(ow, w, tile, kw, sw, dw, pl)
     halves, sums_t = VectorType(I16, [lanes]), VectorType(I32, [lanes])
     zero = kb.vsplat(kb.const(0, INT32), lanes)
     flat_w, flat_in, flat_out = kb.flat(weight_buf), kb.flat(data_buf), kb.flat(out)
 
     def load(flat: Buffer, at: Index) -> SSAValue:
         v = kb.result(vector.LoadOp(flat.value, [kb.index(at)], halves))
-        return kb.result(arith.ExtSIOp(v, sums_t))
+        return kb.result(arith.ExtSIOp(v, cast(Any, sums_t)))
 
     group = conv_row_group(oh, n_ * cb_n)
     with kb.parallel([n_, cb_n, -(-oh // group)]) as (n, cb, g):
@@ -503,7 +503,7 @@ def depthwise_nchwc_int16(
                 for kx in range(kw):
                     wv = load(flat_w, kb.iadd(w_at, kx * lanes))
                     for t in range(tile):
-                        ix, ok = _padded_column(
+                        ix, ok = padded_column(
                             kb,
                             kb.iadd(x0, t * sw + kx * dw),
                             w,

@@ -144,7 +144,8 @@ def test_pipeline_runs_legalize_before_canonicalize():
 def test_requantize_plan(ratio: float, rounding: str):
     plan = requantize_plan("int32", np.asarray(ratio, np.float32), np.asarray(5))
     assert plan.rounding == rounding
-    assert not plan.nan and not plan.clamp
+    assert not plan.nan
+    assert not plan.clamp
     assert plan.wide == (ratio > 1)
     assert requantize_plan("int32", None, None).nan  # not a constant: every step
     inf = np.asarray(np.inf, np.float32)
