@@ -16,6 +16,15 @@ figure is the bytes the case must read (operands and output) over its best time
 (the peak is a best time too); the target is at least 80% of the read bandwidth
 (``ratio`` at most 1.25).
 
+The int8 families (``conv-int8``, ``matmul-int8``: ``relay.qnn`` convolutions and
+products with u8 activations and s8 weights, requantized to u8 and clipped, built
+through Legalize's int16 form) are in GOP/s (a multiply-add is two) against the
+machine's measured integer peak: a loop of the host's pair multiply-add
+(``pmaddwd``, which LLVM makes ``vpdpwssd`` on VNNI hosts) and add on twelve
+independent vector sums, compiled for the host and run on ``--threads`` threads;
+``x f32`` is the same case's float32 twin (xrelay, measured in the same run) over
+the int8 time (above 1: int8 is faster).
+
 Each case is one small relay function built with ``xrelay.build`` at the opt level
 and run through an executor with zero-copy inputs and outputs; the figure is the
 median of ``--runs`` runs after a warm-up. ``ratio`` is xrelay's time over the
@@ -73,6 +82,8 @@ class Case:
     reads: int = 0
     """Bytes a ``read``-peak case must move: its operands (weights too) and
     output, each once."""
+    twin: Callable[[Any], Any] | None = None
+    """The float32 twin of an int8 case (same shapes), timed next to it."""
     baseline: str = ""
     """Name of an earlier case whose time this one is also shown against (a grouped
     convolution against the same convolution with ``groups=1``)."""
@@ -237,6 +248,158 @@ def _conv_flops(c: int, hw: int, k: int, stride: int, groups: int, oc: int) -> f
     return 2.0 * out * out * oc * (c // groups) * k * k
 
 
+def _qconv(
+    c: int, hw: int, k: int, stride: int, groups: int, oc: int | None = None
+) -> Callable[[Any], Any]:
+    """A quantized convolution: u8 data, s8 per-channel weights, requantized to u8
+    and clipped (a fused ReLU)."""
+    oc = c if oc is None else oc
+
+    def build(relay: Any) -> Any:
+        rng = np.random.default_rng(0)
+        x = relay.var("x", shape=(1, c, hw, hw), dtype="uint8")
+        w = rng.integers(-127, 128, (oc, c // groups, k, k)).astype(np.int8)
+        f32, i32 = "float32", "int32"
+        y = relay.qnn.op.conv2d(
+            x,
+            relay.const(w, "int8"),
+            relay.const(np.int32(128), i32),
+            relay.const(np.int32(0), i32),
+            relay.const(np.float32(0.02), f32),
+            relay.const(rng.uniform(0.001, 0.01, oc).astype(np.float32), f32),
+            kernel_size=(k, k),
+            channels=oc,
+            strides=(stride, stride),
+            padding=(k // 2, k // 2),
+            groups=groups,
+        )
+        ratio = rng.uniform(2e-4, 1e-3, oc).astype(np.float32)
+        y = relay.qnn.op.requantize(
+            y,
+            relay.const(ratio, f32),
+            relay.const(np.int32(0), i32),
+            relay.const(np.float32(1.0), f32),
+            relay.const(np.int32(0), i32),
+            axis=1,
+            out_dtype="uint8",
+        )
+        data = rng.integers(0, 256, (1, c, hw, hw)).astype(np.uint8)
+        return relay.clip(y, 0, 255), [data]
+
+    return build
+
+
+def _qdense(m: int, k: int, n: int) -> Callable[[Any], Any]:
+    def build(relay: Any) -> Any:
+        rng = np.random.default_rng(0)
+        x = relay.var("x", shape=(m, k), dtype="uint8")
+        w = rng.integers(-127, 128, (n, k)).astype(np.int8)
+        f32, i32 = "float32", "int32"
+        y = relay.qnn.op.dense(
+            x,
+            relay.const(w, "int8"),
+            relay.const(np.int32(128), i32),
+            relay.const(np.int32(0), i32),
+            relay.const(np.float32(0.02), f32),
+            relay.const(np.float32(0.01), f32),
+            n,
+        )
+        y = relay.qnn.op.requantize(
+            y,
+            relay.const(np.float32(2e-4), f32),
+            relay.const(np.int32(0), i32),
+            relay.const(np.float32(1.0), f32),
+            relay.const(np.int32(128), i32),
+            out_dtype="uint8",
+        )
+        return y, [rng.integers(0, 256, (m, k)).astype(np.uint8)]
+
+    return build
+
+
+_PEAK_IR = """
+declare <{n} x i32> @{name}(<{m} x i16>, <{m} x i16>)
+define void @peak(i64 %count, ptr %out) {{
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%next, %loop]
+{phis}
+{body}
+  %next = add i64 %i, 1
+  %done = icmp eq i64 %next, %count
+  br i1 %done, label %exit, label %loop
+exit:
+{sum}
+  store <{n} x i32> %s{last}, ptr %out, align 4
+  ret void
+}}
+"""
+
+
+def _int_peak(threads: int, runs: int) -> tuple[float, str]:
+    """The host's integer multiply-add peak in GOP/s (a multiply-add is two) and
+    the instruction measured: a loop of ``pmaddwd`` and ``add`` on twelve
+    independent vector sums (LLVM makes the pair ``vpdpwssd`` on VNNI hosts),
+    compiled for the host, on ``threads`` threads at once; best of ``runs``."""
+    import ctypes
+    from concurrent.futures import ThreadPoolExecutor
+
+    import llvmlite.binding as llvm
+
+    from xrelay.lowering.kernels.int16 import PMADD_INTRINSICS, pair_lanes
+
+    lanes = pair_lanes()
+    if lanes == 0:
+        return 0.0, "none"
+    chains = 12
+    name = PMADD_INTRINSICS[lanes]
+    phis = "\n".join(
+        f"  %a{j} = phi <{lanes} x i32> [splat (i32 {j + 1}), %entry], [%b{j}, %loop]"
+        for j in range(chains)
+    )
+    body = "\n".join(
+        f"  %w{j} = bitcast <{lanes} x i32> %a{j} to <{2 * lanes} x i16>\n"
+        f"  %p{j} = call <{lanes} x i32> @{name}(<{2 * lanes} x i16> %w{j}, "
+        f"<{2 * lanes} x i16> splat (i16 3))\n"
+        f"  %b{j} = add <{lanes} x i32> %a{j}, %p{j}"
+        for j in range(chains)
+    )
+    sums = [f"  %s0 = add <{lanes} x i32> %b0, %b1"]
+    sums += [
+        f"  %s{j - 1} = add <{lanes} x i32> %s{j - 2}, %b{j}" for j in range(2, chains)
+    ]
+    ir = _PEAK_IR.format(
+        n=lanes, m=2 * lanes, name=name, phis=phis, body=body,
+        sum="\n".join(sums), last=chains - 2,
+    )  # fmt: skip
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = llvm.Target.from_default_triple().create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=3,
+    )
+    module = llvm.parse_assembly(ir)
+    engine = llvm.create_mcjit_compiler(module, target)
+    engine.finalize_object()
+    fn = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p)(
+        engine.get_function_address("peak")
+    )
+    count = 200_000
+    outs = [np.empty(lanes, np.int32) for _ in range(threads)]
+    with ThreadPoolExecutor(threads) as pool:
+
+        def run() -> None:
+            list(pool.map(lambda o: fn(count, o.ctypes.data), outs))
+
+        best = min(_times_s(run, max(10, runs)))
+    ops = 2.0 * 2 * lanes * chains * count * threads
+    vnni = llvm.get_host_cpu_features()
+    kind = "vpdpwssd" if vnni.get("avxvnni") or vnni.get("avx512vnni") else "vpmaddwd"
+    return ops / best / 1e9, f"{kind} x{lanes} lanes"
+
+
 def cases() -> list[Case]:
     ew = (1, 1200, 1024)
     out: list[Case] = [
@@ -306,6 +469,29 @@ def cases() -> list[Case]:
                  _conv(c, hw, k, s, c), _conv_flops(c, hw, k, s, c, c), "sgemm",
                  (c, k * k, (-(-hw // s)) ** 2))
         )  # fmt: skip
+    for c, hw, k, s, g, oc in (
+        (64, 56, 3, 1, 1, 64),
+        (128, 28, 3, 1, 1, 128),
+        (256, 14, 3, 1, 1, 256),
+        (64, 56, 1, 1, 1, 256),
+        (256, 56, 1, 1, 1, 64),
+        (128, 56, 3, 2, 1, 128),
+        (128, 28, 3, 1, 4, 128),
+        (96, 56, 3, 1, 96, 96),
+        (144, 56, 3, 2, 144, 144),
+    ):
+        kind = "dw " if g == c else f"g{g} " if g > 1 else ""
+        out.append(
+            Case("conv-int8", f"{kind}{k}x{k}/s{s} c{c}->{oc} {hw}x{hw}",
+                 _qconv(c, hw, k, s, g, oc), _conv_flops(c, hw, k, s, g, oc), "int8",
+                 twin=_conv(c, hw, k, s, g, oc))
+        )  # fmt: skip
+    out += [
+        Case("matmul-int8", "qnn.dense 128x256 @ 256x1024", _qdense(128, 256, 1024),
+             2 * 128 * 256 * 1024, "int8", twin=_dense(128, 256, 1024)),
+        Case("matmul-int8", "qnn.dense 1x512 @ 512x1000", _qdense(1, 512, 1000),
+             2 * 512 * 1000, "int8", twin=_dense(1, 512, 1000)),
+    ]  # fmt: skip
     for k, c in ((1, 232), (3, 128)):
         for g in (1, 2, 4, 8):
             out.append(
@@ -334,21 +520,45 @@ def main() -> None:
         f"{'xrelay':>10} {'peak':>10} {'ratio':>6}"
     )
     times: dict[str, float] = {}
-    for case in cases():
-        if args.only and not any(s == case.family or s in case.name for s in args.only):
-            continue
-        expr, inputs = case.build(relay)
+    int_peak: tuple[float, str] | None = None
+
+    def timed(build: Callable[[Any], Any]) -> tuple[list[float], list[Any], Any]:
+        expr, inputs = build(relay)
         mod = relay.IRModule.from_expr(expr)
         with PassContext(opt_level=args.opt_level):
             lib = xrelay.build(mod, num_threads=args.threads)
         m = lib.create()
         for k, a in enumerate(inputs):
             m.set_input_zero_copy(k, a)
-        out = np.empty(lib(*inputs).shape, np.float32)
+        first = lib(*inputs)
+        out = np.empty(first.shape, first.dtype)
         m.set_output_zero_copy(0, out)
-        runs = _times_s(m.run, args.runs)
+        return _times_s(m.run, args.runs), inputs, out
+
+    for case in cases():
+        if args.only and not any(s == case.family or s in case.name for s in args.only):
+            continue
+        runs, inputs, out = timed(case.build)
         # the matvec family is set against the best read time: its best too
         t = min(runs) if case.peak == "read" else statistics.median(runs)
+        if case.peak == "int8":
+            if int_peak is None:
+                int_peak = _int_peak(args.threads, args.runs)
+                print(f"integer peak: {int_peak[0]:.1f} GOP/s ({int_peak[1]})")
+            assert case.twin is not None
+            twin_t = statistics.median(timed(case.twin)[0])
+            gops = case.flops / t / 1e9
+            peak_t = case.flops / (int_peak[0] * 1e9) if int_peak[0] else 0.0
+            ours = f"{gops:6.1f} GO/s"
+            peak = f"{int_peak[0]:6.1f} GO/s"
+            ratio = t / peak_t if peak_t else 0.0
+            print(
+                f"{case.family:15} {case.name:36} {t * 1e3:9.3f} {peak_t * 1e3:8.3f} "
+                f"{ours:>10} {peak:>10} {ratio:6.2f}  {twin_t / t:5.2f}x f32 "
+                f"({twin_t * 1e3:.3f} ms)",
+                flush=True,
+            )
+            continue
         if case.peak == "sgemm":
             assert case.gemm is not None
             gm, gk, gn = case.gemm

@@ -74,6 +74,7 @@ from xrelay.lowering.group import (
     is_compute,
     lower_group,
 )
+from xrelay.lowering.kernels.int16 import prepack_weights
 from xrelay.lowering.scalar_types import DType, memory_type, memref_type, tensor_info
 from xrelay.lowering.stages import stage
 from xrelay.names import decode_name, encode_name
@@ -159,6 +160,8 @@ class GraphLowering:
         self.kernels: dict[str, tuple[str, Kernel]] = {}
         self.weight_globals: dict[int, memref.GlobalOp] = {}
         self.weight_refs: dict[int, SSAValue] = {}
+        self.prepacked: dict[int, ConstantOp] = {}
+        """Weights repacked for their kernels, by the original constant's id."""
         self.active: list[str] = []
         self.anchor: Operation | None = None
         """The top-level host op being built (a ``scf.if``), where buffers go."""
@@ -541,6 +544,7 @@ class GraphLowering:
             if hvs[0].const is not None:
                 constants[v] = hvs[0].const
             input_hvs.append(hvs[0])
+        constants.update(prepack_weights(ops, constants, self.prepacked))
         group = Group(name, ops, inputs, outputs, constants)
         kname, kernel = self._get_kernel(group)
         self.work += sum(op_work(op) for op in ops)

@@ -45,6 +45,7 @@ from xrelay.lowering.kernels import (
     lowering_for,
     reads_at_output_index,
 )
+from xrelay.lowering.kernels.int16 import is_prepacked
 from xrelay.lowering.scalar_types import DType, memref_type, tensor_info
 
 Leaf = SSAValue
@@ -526,6 +527,11 @@ class _GroupLowering:
                 operands,
                 results,
                 scratch=op_bufs.get(id(op), []),
+                prepacked=frozenset(
+                    k
+                    for k, v in enumerate(op.operands)
+                    if (c := self.constants.get(v)) is not None and is_prepacked(c)
+                ),
             )
             if self.is_inlined(op):
                 for r, res in enumerate(op.results):

@@ -8,14 +8,13 @@ xrelay's IR:
    ``relay.constant`` ops and leave the signature (Relay's ``BindParamsInModule``);
 1. one ``Sequential`` (opt_level 0, children gated by the context's opt_level) with
    Relay's pass prefix in Relay's order:
-   RemoveUnusedFunctions, QnnCanonicalize, SimplifyInference, EliminateCommonSubexpr,
+   RemoveUnusedFunctions, QnnLegalize, QnnCanonicalize, SimplifyInference, EliminateCommonSubexpr,
    FoldConstant, FoldScaleAxis, SimplifyExpr, CanonicalizeOps, InferType,
    AlterOpLayout, SimplifyExprPostAlterOp, FastMath, FoldConstant, FuseOps;
 2. run directly, at every opt_level: InferType, Inline, InferType.
 
 Passes of Relay's pipeline that are meaningless here are left out: ToBasicBlockNormalForm
-(SSA regions already scope every value), QnnLegalize (the QNN ops have one canonical
-form for every target), Legalize (no target-specific legalisations), CombineParallelConv2D / Dense /
+(SSA regions already scope every value), Legalize (no target-specific legalisations), CombineParallelConv2D / Dense /
 BatchMatmul and CanonicalizeCast (not implemented: GPU-oriented, opt_level 3-4),
 FlattenAtrousConv (no space_to_batch ops), SplitArgs (no argument limit on llvm),
 PlanDevices (one CPU device), the auto-scheduler layout rewrites, LabelOps and
@@ -47,6 +46,7 @@ from xrelay.pass_manager.registry import UnknownPassError, lookup
 
 PASS_PREFIX: tuple[str, ...] = (
     "RemoveUnusedFunctions",
+    "QnnLegalize",
     "QnnCanonicalize",
     "SimplifyInference",
     "EliminateCommonSubexpr",

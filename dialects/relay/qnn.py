@@ -194,6 +194,13 @@ class QnnOp(RelayOp):
         known (ranked)."""
         raise NotImplementedError(f"{self.name} has no canonical form")
 
+    def legalize(self, b: QnnBuilder) -> SSAValue | None:
+        """This op rewritten into the form the kernels run fastest (Relay's
+        ``FTVMQnnLegalize``), inserted before it by ``b``; ``None``: left as it is.
+        The integer convolution and products center 8-bit operands into int16
+        (``relay.qnn.transform.Legalize``)."""
+        return None
+
     def along_axis(
         self, b: QnnBuilder, data: SSAValue, axis: int, params: Sequence[SSAValue]
     ) -> list[SSAValue]:
@@ -449,10 +456,16 @@ class QnnConv2DOp(QnnOp, PaddedOp):
         w = centered(np.asarray(args[1]), np.asarray(args[3]).reshape(()))
         return self.conv().compute(x, w)
 
+    def legalize(self, b: QnnBuilder) -> SSAValue | None:
+        return b.legalize_product(self, (0, 1))
+
     def canonicalize(self, b: QnnBuilder) -> SSAValue:
-        x = b.centered(self.data, b.scalar(self.input_zero_point))
-        w = b.centered(self.kernel, b.scalar(self.kernel_zero_point))
-        return b.emit(Conv2DOp, [x, w], properties_of(self, Conv2DOp))
+        x = b.product_operand(self.data, b.scalar(self.input_zero_point))
+        w = b.product_operand(self.kernel, b.scalar(self.kernel_zero_point))
+        attrs = properties_of(self, Conv2DOp)
+        if b.dtype_of(x) != "int32" or b.dtype_of(w) != "int32":
+            attrs["out_dtype"] = self.out_dtype
+        return b.emit(Conv2DOp, [x, w], attrs)
 
 
 @irdl_op_definition
@@ -497,10 +510,16 @@ class QnnDenseOp(QnnOp):
         w = centered(np.asarray(args[1]), np.asarray(args[3]).reshape(()))
         return self.dense().compute(x, w)
 
+    def legalize(self, b: QnnBuilder) -> SSAValue | None:
+        return b.legalize_product(self, (0, 1))
+
     def canonicalize(self, b: QnnBuilder) -> SSAValue:
-        x = b.centered(self.data, b.scalar(self.input_zero_point))
-        w = b.centered(self.weight, b.scalar(self.kernel_zero_point))
-        return b.emit(DenseOp, [x, w], properties_of(self, DenseOp))
+        x = b.product_operand(self.data, b.scalar(self.input_zero_point))
+        w = b.product_operand(self.weight, b.scalar(self.kernel_zero_point))
+        attrs = properties_of(self, DenseOp)
+        if b.dtype_of(x) != "int32" or b.dtype_of(w) != "int32":
+            attrs["out_dtype"] = self.out_dtype
+        return b.emit(DenseOp, [x, w], attrs)
 
 
 @irdl_op_definition
@@ -539,10 +558,16 @@ class QnnBatchMatmulOp(QnnOp):
         y = centered(np.asarray(args[1]), np.asarray(args[3]).reshape(()))
         return self.batch_matmul().compute(x, y)
 
+    def legalize(self, b: QnnBuilder) -> SSAValue | None:
+        return b.legalize_product(self, (0, 1))
+
     def canonicalize(self, b: QnnBuilder) -> SSAValue:
-        x = b.centered(self.x, b.scalar(self.x_zero_point))
-        y = b.centered(self.y, b.scalar(self.y_zero_point))
-        return b.emit(BatchMatmulOp, [x, y], properties_of(self, BatchMatmulOp))
+        x = b.product_operand(self.x, b.scalar(self.x_zero_point))
+        y = b.product_operand(self.y, b.scalar(self.y_zero_point))
+        attrs = properties_of(self, BatchMatmulOp)
+        if b.dtype_of(x) != "int32" or b.dtype_of(y) != "int32":
+            attrs["out_dtype"] = self.out_dtype
+        return b.emit(BatchMatmulOp, [x, y], attrs)
 
 
 # ---------------------------------------------------------------------------------------

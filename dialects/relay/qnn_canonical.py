@@ -13,11 +13,20 @@ canonicalized program computes exactly what the QNN op's ``compute`` does:
   is ``floor(v) + (v - floor(v) >= 0.5)``, ``TONEAREST`` ``trunc(v) + sign(v) * (|v -
   trunc(v)| >= 0.5)`` (both exact: the differences are exact in float32);
 * ``cast`` to int64, add the zero point, ``clip`` to the output type, ``cast``.
+
+:meth:`~QnnBuilder.requantize` of an integer accumulator by a constant multiplier
+bounds the float32 value at compile time (``|v| <= 2**31 * max|ratio|``) and leaves
+out the steps that cannot change a bit within that bound (:func:`requantize_plan`):
+the NaN test (a finite multiplier makes none), the clamp (below ``2**40``), the
+rounding's ``where`` (below ``2**23``; below ``2**22`` ties to even are ``(v +
+1.5 * 2**23) - 1.5 * 2**23``, both exact) and int64 (when the sum with the zero
+point fits int32).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -26,7 +35,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.dialects.relay import dtypes
-from xrelay.dialects.relay.base import RelayOp
+from xrelay.dialects.relay.base import Array, RelayOp
 from xrelay.dialects.relay.elementwise import (
     AbsOp,
     AddOp,
@@ -50,6 +59,51 @@ from xrelay.dialects.relay.transform import ReshapeOp
 TWO_23 = 2.0**23
 """From this magnitude on, every float32 is an integer."""
 
+MAGIC = 1.5 * 2.0**23
+"""``(v + MAGIC) - MAGIC`` is ``v`` rounded half to even, exactly, for ``|v| <
+2**22``: the sum lies in ``[2**23, 2**24)``, where float32 steps by one."""
+
+
+@dataclass(frozen=True)
+class RequantizePlan:
+    """Which steps of :meth:`QnnBuilder.saturate_round` a requantize needs, from a
+    bound of ``|float32(acc) * ratio|`` known at compile time."""
+
+    nan: bool = True
+    """NaN can occur (the multiplier is not known finite)."""
+    clamp: bool = True
+    """The value can reach ``2**40``."""
+    rounding: str = "general"
+    """``"magic"`` (``|v| < 2**22``), ``"shift"`` (``|v| < 2**23``: no ``where``)
+    or ``"general"``."""
+    wide: bool = True
+    """The sum with the zero point needs int64."""
+
+
+GENERAL = RequantizePlan()
+
+
+def requantize_plan(
+    acc_dtype: str, ratio: Array | None, zero_point: Array | None
+) -> RequantizePlan:
+    """The steps a requantize of an ``acc_dtype`` accumulator by the constant
+    ``ratio`` (``None``: not a constant) to the constant ``zero_point`` needs
+    (ties-to-even rounding; see the module docstring)."""
+    if ratio is None or np.dtype(acc_dtype).kind not in "iu":
+        return GENERAL
+    r = np.abs(np.asarray(ratio, np.float32)).astype(np.float64)
+    if r.size == 0 or not np.all(np.isfinite(r)):
+        return GENERAL
+    info = np.iinfo(np.dtype(acc_dtype))
+    bound = max(abs(int(info.min)), int(info.max)) * float(r.max())
+    bound *= 1 + 2.0**-20  # float32(acc) and the product round up by less
+    rounding = "magic" if bound < 2.0**22 else "shift" if bound < TWO_23 else "general"
+    wide = True
+    if zero_point is not None:
+        zp = np.abs(np.asarray(zero_point).astype(np.int64))
+        wide = bound + 1 + float(zp.max(initial=0)) >= 2.0**31 - 1
+    return RequantizePlan(False, bound >= FLOAT_BOUND, rounding, wide)
+
 
 class QnnBuilder:
     """Inserts relay ops before ``anchor`` (the QNN op being rewritten)."""
@@ -67,8 +121,11 @@ class QnnBuilder:
         Rewriter.insert_op(op, InsertPoint.before(self.anchor))
         return op.results[0]
 
-    def const(self, value: float | int, dtype: str) -> SSAValue:
-        op = ConstantOp.from_numpy(np.asarray(value, dtype=dtype))
+    def const(self, value: float | int | Array, dtype: str) -> SSAValue:
+        return self.const_array(np.asarray(value, dtype=dtype))
+
+    def const_array(self, array: Array) -> SSAValue:
+        op = ConstantOp.from_numpy(np.array(array, copy=True, order="C"))
         Rewriter.insert_op(op, InsertPoint.before(self.anchor))
         return op.result
 
@@ -79,6 +136,20 @@ class QnnBuilder:
     @staticmethod
     def shape_of(value: SSAValue) -> tuple[int, ...]:
         return tuple(cast(TensorType[Attribute], value.type).get_shape())
+
+    @staticmethod
+    def constant_of(value: SSAValue) -> Array | None:
+        """The array of ``value`` when a ``relay.constant`` defines it."""
+        owner = value.owner
+        return owner.numpy() if isinstance(owner, ConstantOp) else None
+
+    def ratio_of(self, numerator: SSAValue, denominator: SSAValue) -> Array | None:
+        """``numerator / denominator`` in float32 when both are constants."""
+        a, b = self.constant_of(numerator), self.constant_of(denominator)
+        if a is None or b is None:
+            return None
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.asarray(a, np.float32) / np.asarray(b, np.float32)
 
     def cast(self, value: SSAValue, dtype: str) -> SSAValue:
         if self.dtype_of(value) == dtype:
@@ -95,6 +166,12 @@ class QnnBuilder:
         return self.emit(MultiplyOp, [a, b])
 
     def divide(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """``a / b``; folded into a constant when both are float32 constants (the
+        multiplier of a requantize, whose bound then simplifies it)."""
+        x, y = self.constant_of(a), self.constant_of(b)
+        if x is not None and y is not None and x.dtype == y.dtype == np.float32:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                return self.const(np.divide(x, y), "float32")
         return self.emit(DivideOp, [a, b])
 
     def where(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -108,12 +185,16 @@ class QnnBuilder:
         (see :func:`xrelay.dialects.relay.qnn_numerics.along`)."""
         shape = self.shape_of(param)
         size = int(np.prod(shape)) if shape else 1
-        if size == 1:
-            return (
-                param if not shape else self.emit(ReshapeOp, [param], {"newshape": []})
-            )
+        if size == 1 and not shape:
+            return param
         newshape = [1] * rank
-        newshape[axis % rank] = size
+        if size > 1:
+            newshape[axis % rank] = size
+        else:
+            newshape = []
+        array = self.constant_of(param)
+        if array is not None:  # a constant parameter stays a constant
+            return self.const_array(array.reshape(newshape))
         return self.emit(ReshapeOp, [param], {"newshape": newshape})
 
     def scalar(self, param: SSAValue) -> SSAValue:
@@ -123,8 +204,56 @@ class QnnBuilder:
         """``int32(x) - zero_point`` (int32)."""
         return self.subtract(self.cast(x, "int32"), self.cast(zero_point, "int32"))
 
-    def round(self, v: SSAValue, rounding: str) -> SSAValue:
+    def centered16(self, x: SSAValue, zero_point: SSAValue) -> SSAValue | None:
+        """``int16(x) - int16(zero_point)`` for an 8-bit ``x`` and a constant
+        per-tensor ``zero_point`` inside ``x``'s range (the difference then fits
+        int16: ``[-255, 255]``); a constant ``x`` is folded. ``None`` otherwise."""
+        dtype = self.dtype_of(x)
+        zp = self.constant_of(zero_point)
+        if dtype not in ("int8", "uint8") or zp is None or zp.size != 1:
+            return None
+        info = np.iinfo(np.dtype(dtype))
+        z = int(zp.reshape(-1)[0])
+        if not info.min <= z <= info.max:
+            return None
+        array = self.constant_of(x)
+        if array is not None:
+            return self.const_array(array.astype(np.int16) - np.int16(z))
+        return self.subtract(self.cast(x, "int16"), self.const(z, "int16"))
+
+    def legalize_product(self, op: RelayOp, operands: Sequence[int]) -> SSAValue | None:
+        """``op`` (a QNN product) rebuilt on its operands ``operands[k]`` (8-bit)
+        centered into int16 by their zero points ``operands[k] + 2`` (now zero),
+        when every one can be (:meth:`centered16`); ``None`` otherwise."""
+        new = list(op.operands)
+        for k in operands:
+            value = self.centered16(op.operands[k], op.operands[k + 2])
+            if value is None:
+                return None
+            new[k] = value
+            new[k + 2] = self.const(0, "int32")
+        clone = op.clone()
+        clone.operands = new
+        Rewriter.insert_op(clone, InsertPoint.before(self.anchor))
+        return clone.results[0]
+
+    def product_operand(self, x: SSAValue, zero_point: SSAValue) -> SSAValue:
+        """An operand of the integer convolution / products: ``x`` itself when it is
+        int16 with a constant zero ``zero_point`` (the legalized form: the relay op
+        multiplies int16 operands into int32 sums, ``out_dtype``), else
+        ``int32(x) - zero_point``."""
+        zp = self.constant_of(zero_point)
+        if self.dtype_of(x) == "int16" and zp is not None and not np.any(zp):
+            return x
+        return self.centered(x, zero_point)
+
+    def round(
+        self, v: SSAValue, rounding: str, plan: RequantizePlan = GENERAL
+    ) -> SSAValue:
         """``v`` (float32) rounded to integers by ``rounding`` (module docstring)."""
+        if rounding == "None" and plan.rounding == "magic":
+            magic = self.const(MAGIC, "float32")
+            return self.subtract(self.add(v, magic), magic)
         if rounding == "UPWARD":
             f = self.emit(FloorOp, [v])
             half = self.const(0.5, "float32")
@@ -138,20 +267,31 @@ class QnnBuilder:
             return self.where(up, self.add(t, sign), t)
         shift = self.multiply(sign, self.const(TWO_23, "float32"))
         rounded = self.subtract(self.add(v, shift), shift)
+        if plan.rounding == "shift":
+            return rounded
         small = self.emit(
             LessOp, [self.emit(AbsOp, [v]), self.const(TWO_23, "float32")]
         )
         return self.where(small, rounded, v)
 
     def saturate_round(
-        self, v: SSAValue, zero_point: SSAValue, dtype: str, rounding: str = "None"
+        self,
+        v: SSAValue,
+        zero_point: SSAValue,
+        dtype: str,
+        rounding: str = "None",
+        plan: RequantizePlan = GENERAL,
     ) -> SSAValue:
-        """``saturate(round(v) + zero_point)`` in ``dtype`` (module docstring)."""
-        is_nan = self.emit(NotEqualOp, [v, v])
-        v = self.where(is_nan, self.const(-FLOAT_BOUND, "float32"), v)
-        v = self.clip(v, -FLOAT_BOUND, FLOAT_BOUND)
-        r = self.cast(self.round(v, rounding), "int64")
-        total = self.add(r, self.cast(zero_point, "int64"))
+        """``saturate(round(v) + zero_point)`` in ``dtype`` (module docstring); the
+        steps ``plan`` rules out are left out."""
+        if plan.nan:
+            is_nan = self.emit(NotEqualOp, [v, v])
+            v = self.where(is_nan, self.const(-FLOAT_BOUND, "float32"), v)
+        if plan.clamp:
+            v = self.clip(v, -FLOAT_BOUND, FLOAT_BOUND)
+        wide = "int64" if plan.wide else "int32"
+        r = self.cast(self.round(v, rounding, plan), wide)
+        total = self.add(r, self.cast(zero_point, wide))
         info = np.iinfo(np.dtype(dtype))
         return self.cast(self.clip(total, float(info.min), float(info.max)), dtype)
 
@@ -163,9 +303,17 @@ class QnnBuilder:
         dtype: str,
         rounding: str = "None",
     ) -> SSAValue:
-        """``saturate(round(float32(acc) * ratio) + zero_point)``."""
+        """``saturate(round(float32(acc) * ratio) + zero_point)``; with ``ratio`` and
+        ``zero_point`` constants, only the steps :func:`requantize_plan` keeps."""
+        plan = GENERAL
+        if rounding == "None":
+            plan = requantize_plan(
+                self.dtype_of(acc),
+                self.constant_of(ratio),
+                self.constant_of(zero_point),
+            )
         v = self.multiply(self.cast(acc, "float32"), ratio)
-        return self.saturate_round(v, zero_point, dtype, rounding)
+        return self.saturate_round(v, zero_point, dtype, rounding, plan)
 
 
 def properties_of(op: RelayOp, target: type[RelayOp]) -> dict[str, Any]:

@@ -127,6 +127,9 @@ class OpContext:
     """Per-op scratch space for emitters (e.g. values computed once per kernel)."""
     scratch: list[Buffer] = field(default_factory=list[Buffer])
     """The kernel's scratch buffers the op asked for (:func:`scratch`)."""
+    prepacked: frozenset[int] = frozenset()
+    """Operands bound to a weight stored repacked for the op's kernel (see
+    :func:`xrelay.lowering.kernels.int16.prepack_weights`)."""
 
     def operand(self, k: int) -> Source:
         return self.operands[k]

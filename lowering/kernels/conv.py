@@ -801,6 +801,10 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     (the ``y`` channels of an output block are the vector lanes). Grouped: each
     output block reads the input blocks of its group (the kernel ``[O/y, (C/G)/x,
     ...]``); depthwise (kernel ``[C/y, 1, KH, KW, 1, y]``): :func:`depthwise_nchwc`."""
+    from xrelay.lowering.kernels.int16 import conv2d_nchwc_int16
+
+    if conv2d_nchwc_int16(cx, out, epilogue):  # int16 pair products (pmaddwd)
+        return
     op = cx.op
     assert isinstance(op, nn.Conv2DNCHWcOp)
     kb = cx.kb
@@ -918,7 +922,7 @@ def _conv2d_nchwc(cx: OpContext, outs: list[Buffer]) -> None:
 with_epilogue(nn.Conv2DNCHWcOp)(conv2d_nchwc)
 
 
-def _tile_edges(
+def tile_edges(
     ow: int, w: int, tile: int, kw: int, sw: int, dw: int, pl: int
 ) -> tuple[int, int, list[list[bool]], list[list[bool]]]:
     """The pixel tiles of a depthwise output row: their count, the first column of
@@ -933,7 +937,7 @@ def _tile_edges(
     return -(-ow // tile), last, low, high
 
 
-def _padded_column(
+def padded_column(
     kb: KernelBuilder, ix: Index, w: int, low: bool, high: bool
 ) -> tuple[Index, SSAValue | None]:
     """Input column ``ix`` of a depthwise tap clamped into ``[0, w)`` where it may
@@ -992,7 +996,7 @@ def depthwise_nchwc(
     _, _, kh, kw, _, _ = weight.shape
     _, _, oh, ow, _ = out.shape
     tile = row_tile(ow, 1, lanes, dt.itemsize)
-    tiles, last, low, high = _tile_edges(ow, w, tile, kw, sw, dw, pl)
+    tiles, last, low, high = tile_edges(ow, w, tile, kw, sw, dw, pl)
     zero = kb.vsplat(kb.zero(dt), lanes)
     flat_w, flat_in, flat_out = kb.flat(weight_buf), kb.flat(data_buf), kb.flat(out)
     group = conv_row_group(oh, n_ * cb_n)
@@ -1013,7 +1017,7 @@ def depthwise_nchwc(
                 for kx in range(kw):
                     wv = kb.vload(flat_w, [kb.iadd(w_at, kx * lanes)], lanes)
                     for t in range(tile):
-                        ix, ok = _padded_column(
+                        ix, ok = padded_column(
                             kb,
                             kb.iadd(x0, t * sw + kx * dw),
                             w,
@@ -1053,7 +1057,7 @@ def _depthwise_nchwc_scalars(
     _, _, oh, ow, _ = out.shape
     dt, src_dt = out.dtype, data.dtype
     tile = row_tile(ow, 1, lanes, dt.itemsize)
-    tiles, last, low, high = _tile_edges(ow, w, tile, kw, sw, dw, pl)
+    tiles, last, low, high = tile_edges(ow, w, tile, kw, sw, dw, pl)
     zero = kb.zero(dt)
     flat_w = kb.flat(weight.buffer) if weight.buffer is not None else None
     group = conv_row_group(oh, n_ * cb_n)
@@ -1078,7 +1082,7 @@ def _depthwise_nchwc_scalars(
                         ws = [weight.at([cb, 0, ky, kx, 0, c]) for c in range(lanes)]
                     ws = [kb.cast(v, src_dt, dt) for v in ws]
                     for t in range(tile):
-                        ix, ok = _padded_column(
+                        ix, ok = padded_column(
                             kb,
                             kb.iadd(x0, t * sw + kx * dw),
                             w,

@@ -315,6 +315,10 @@ def dense_pack(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -> 
     vector registers. Every output sums over ``k`` in order, as the reference loop
     does; ``epilogue`` (a fused bias add, activation...) is applied as the sums are
     stored."""
+    from xrelay.lowering.kernels.int16 import dense_pack_int16
+
+    if dense_pack_int16(cx, out, epilogue):  # int16 pair products (pmaddwd)
+        return
     kb = cx.kb
     x, w = cx.operand(0), cx.operand(1)
     if dense_pack_vectors(kb, x, w, out, epilogue):

@@ -234,7 +234,7 @@ def _window_pool_plain_rows(
     kb, dt = cx.kb, out.dtype
     data = cx.operand(0)
     (ph, pw), (sh, sw), (dh, dw), (pt, pl, _, _) = op.params()
-    if op.blocked() is not None:  # NCHW{k}c (bfloat16 reaches here): no plain rows
+    if op.blocked() is not None:  # NCHW{k}c (bfloat16, integer pools): no plain rows
         return False
     layout, out_layout = op.layouts()
     if layout != "NCHW" or out_layout != "NCHW":

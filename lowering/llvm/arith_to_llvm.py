@@ -42,6 +42,7 @@ from xrelay.lowering.llvm.common import (
     retype_index_block_args,
     type_suffix,
 )
+from xrelay.lowering.llvm.fptosi import saturating_fptosi
 
 _INT_BINARY: dict[type[Operation], type[Operation]] = {
     arith.AddiOp: llvm.AddOp,
@@ -107,6 +108,13 @@ def _broadcast(op: Operation, b: Builder) -> Sequence[SSAValue]:
     one = b.insert(llvm.InsertElementOp(undef, op.source, lane0)).res
     mask = DenseArrayBase.from_list(i32, [0] * ty.get_shape()[0])
     return b.insert(llvm.ShuffleVectorOp(one, undef, mask, ty)).results
+
+
+def _shuffle(op: Operation, b: Builder) -> Sequence[SSAValue]:
+    """``vector.shuffle`` of two 1-D vectors: ``llvm.shufflevector``."""
+    assert isinstance(op, vector.ShuffleOp)
+    mask = DenseArrayBase.from_list(i32, list(op.mask.get_values()))
+    return b.insert(llvm.ShuffleVectorOp(op.v1, op.v2, mask, op.result.type)).results
 
 
 def _reduce_add(op: Operation, b: Builder) -> Sequence[SSAValue]:
@@ -202,6 +210,8 @@ def _negf(op: Operation, b: Builder) -> Sequence[SSAValue]:
 def _width(ty: Attribute) -> int:
     if isinstance(ty, IndexType):
         return 64
+    if isinstance(ty, VectorType):
+        return _width(cast(VectorType[Any], ty).element_type)
     assert isinstance(ty, IntegerType)
     return ty.width.data
 
@@ -229,6 +239,8 @@ def _fp_to_int(kind: str) -> Converter:
     def conv(op: Operation, b: Builder) -> Sequence[SSAValue]:
         src = op.operands[0]
         ty = op.results[0].type
+        if kind == "fptosi" and isinstance(ty, IntegerType) and ty.width.data >= 32:
+            return [saturating_fptosi(b, src, ty)]  # vectorises (fptosi.sat does not)
         name = f"llvm.{kind}.sat.{type_suffix(ty)}.{type_suffix(src.type)}"
         return [intrinsic(b, name, [src], ty)]
 
@@ -299,6 +311,8 @@ def _table() -> dict[type[Operation], Converter]:
         arith.FPToSIOp: _fp_to_int("fptosi"),
         arith.FPToUIOp: _fp_to_int("fptoui"),
         vector.BroadcastOp: _broadcast,
+        vector.ShuffleOp: _shuffle,
+        vector.BitcastOp: _cast(llvm.BitcastOp),
         vector.ReductionOp: _reduce_add,
     }
     for src, dst in _INT_BINARY.items():

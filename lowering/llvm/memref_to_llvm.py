@@ -158,6 +158,8 @@ def _store(
 def _element_bytes(ty: Attribute) -> int:
     assert isinstance(ty, MemRefType)
     elem = ty.get_element_type()
+    if isinstance(elem, IntegerType) and elem.width.data in (8, 16, 32, 64):
+        return elem.width.data // 8
     assert isinstance(elem, Float32Type | Float64Type), elem
     return 4 if isinstance(elem, Float32Type) else 8
 

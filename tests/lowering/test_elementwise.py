@@ -252,6 +252,20 @@ def test_reinterpret(rng: Gen, check: Check, case: Any, src: str, dst: str):
     )
 
 
+def test_cast_float_to_int_saturates(check: Check, case: Any):
+    """NaN, infinities and values past the range: numpy's (xrelay's) saturating
+    cast, on the vectorised path (more elements than a vector) and its tail."""
+    Case = case
+    special = [np.nan, np.inf, -np.inf, 3e9, -3e9, 2.5, -2.5, 2147483520.0]
+    special += [-2147483648.0, 1e19, -1e19, 0.0, -0.75, 0.75, 65536.5, -1.0e-3]
+    cases = []
+    for src in ("float32", "float64"):
+        x = np.array(special * 2, src)[:-3]
+        for dst in ("int32", "int64"):
+            cases.append(Case(ew.CastOp, [x], {"dtype": dst}))
+    check(cases)
+
+
 def test_cast_like_and_where(rng: Gen, check: Check, case: Any):
     Case = case
     a_shape, b_shape = _broadcast_pair(rng)

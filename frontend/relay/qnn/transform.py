@@ -11,3 +11,12 @@ def CanonicalizeOps() -> Pass:
     from xrelay.pass_manager import get_pass
 
     return get_pass("QnnCanonicalize")
+
+
+def Legalize() -> Pass:
+    """Rewrite the QNN ops into the forms the CPU kernels run fastest: 8-bit
+    operands of the integer convolution and products centered into int16
+    (``QnnLegalize``, see :mod:`xrelay.transforms.qnn_legalize`)."""
+    from xrelay.pass_manager import get_pass
+
+    return get_pass("QnnLegalize")

@@ -11,8 +11,8 @@
 // CHECK-NEXT:   %{{.*}} = relay.constant dense<[2.000000e+00, 4.000000e+00, 6.000000e+00]> : tensor<3xf32>
 // CHECK-NEXT:   %{{.*}} = func.call @fused_multiply_add_nn_relu(%x, %{{.*}})
 
-// xdsl-opt lists them among its passes:
-// RUN: xdsl-opt --help | filecheck %s --check-prefix=HELP
+// xdsl-opt lists them among its passes (on one line: argparse wraps names at hyphens):
+// RUN: env COLUMNS=10000 xdsl-opt --help | filecheck %s --check-prefix=HELP
 // HELP: infer-type
 // HELP: relay-optimize
 

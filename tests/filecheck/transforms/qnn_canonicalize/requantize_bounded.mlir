@@ -1,0 +1,56 @@
+// RUN: xrelay-opt %s -p qnn-canonicalize --split-input-file | filecheck %s
+
+// requantize with constant scales and zero points: |float32(acc) * ratio| is at most
+// 2**31 * 2**-12 < 2**22, so no NaN test, no clamp, ties to even as (v + 1.5*2**23) -
+// 1.5*2**23, and the zero point added in int32.
+// CHECK-LABEL: func.func @small
+// CHECK:         %[[R:.*]] = relay.constant dense<0.000244140625> : tensor<f32>
+// CHECK:         %[[F:.*]] = relay.cast %{{.*}} {dtype = f32} : (tensor<4xi32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[V:.*]] = relay.multiply %[[F]], %[[R]]
+// CHECK-NEXT:    %[[M:.*]] = relay.constant dense<0x4B400000> : tensor<f32>
+// CHECK-NEXT:    %[[U:.*]] = relay.add %[[V]], %[[M]]
+// CHECK-NEXT:    %[[D:.*]] = relay.subtract %[[U]], %[[M]]
+// CHECK-NEXT:    %[[I:.*]] = relay.cast %[[D]] {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>
+// CHECK-NEXT:    %[[T:.*]] = relay.add %[[I]], %zo : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
+// CHECK-NEXT:    relay.clip %[[T]] {a_min = 0.000000e+00 : f64, a_max = 2.550000e+02 : f64} : (tensor<4xi32>) -> tensor<4xi32>
+// CHECK-NOT:     relay.not_equal
+// CHECK-NOT:     relay.where
+func.func @small(%a: tensor<4xi32>) -> tensor<4xui8> {
+  %si = relay.constant dense<0.0009765625> : tensor<f32>
+  %so = relay.constant dense<4.0> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i32>
+  %zo = relay.constant dense<7> : tensor<i32>
+  %r = relay.qnn.requantize %a, %si, %z, %so, %zo {out_dtype = ui8} : (tensor<4xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xui8>
+  func.return %r : tensor<4xui8>
+}
+
+// -----
+
+// ratio 1: |v| reaches 2**31, past 2**23: the general rounding (sign shift and the
+// where), int64; still no NaN test and no clamp (below 2**40).
+// CHECK-LABEL: func.func @large
+// CHECK-NOT:     relay.not_equal
+// CHECK-NOT:     relay.clip {{.*}} : (tensor<4xf32>)
+// CHECK:         relay.sign
+// CHECK:         relay.where
+// CHECK:         relay.cast %{{.*}} {dtype = i64}
+func.func @large(%a: tensor<4xi32>) -> tensor<4xi8> {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i32>
+  %r = relay.qnn.requantize %a, %s, %z, %s, %z : (tensor<4xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xi8>
+  func.return %r : tensor<4xi8>
+}
+
+// -----
+
+// Negative: scales that are not constants keep every step (NaN test, clamp, where).
+// CHECK-LABEL: func.func @unknown
+// CHECK:         relay.not_equal
+// CHECK:         relay.clip {{.*}} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK:         relay.where
+// CHECK:         relay.cast %{{.*}} {dtype = i64}
+func.func @unknown(%a: tensor<4xi32>, %s: tensor<f32>) -> tensor<4xi8> {
+  %z = relay.constant dense<0> : tensor<i32>
+  %r = relay.qnn.requantize %a, %s, %z, %s, %z : (tensor<4xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xi8>
+  func.return %r : tensor<4xi8>
+}

@@ -1,0 +1,62 @@
+"""QnnLegalize (``relay.qnn.transform.Legalize()``): rewrite the QNN ops into the
+form of themselves the CPU kernels run fastest (mirrors Relay's ``QnnLegalize``, the
+``FTVMQnnLegalize`` hooks: a function pass at opt_level 1 that requires InferType;
+``xrelay.build`` runs it before ``QnnCanonicalize``).
+
+Each QNN op says how (:meth:`xrelay.dialects.relay.qnn.QnnOp.legalize`). The integer
+convolution and products (``qnn.conv2d``, ``qnn.dense``, ``qnn.batch_matmul``) with
+8-bit operands and constant per-tensor zero points become the same op on
+``int16(x) - zero_point`` operands with zero zero points (a constant operand is
+folded): ``x - zp`` of an 8-bit value lies in ``[-255, 255]``, so the products of
+pairs of such values summed into int32 are exact, which is what x86's
+``vpmaddwd`` computes (AVX2, AVX-512BW) and, with the add after it, ``vpdpwssd``
+(AVX-512 VNNI, AVX-VNNI: LLVM fuses the two). CanonicalizeOps then emits the relay
+op on the int16 operands with int32 sums (``out_dtype``), and the kernels multiply
+them with those instructions (:mod:`xrelay.lowering.kernels.int16`). Same bits as
+the op's reference; every other op, and operands the rule does not fit (a zero
+point not known at compile time, int16 or int32 operands), are left alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.rewriter import Rewriter
+
+from xrelay.dialects.relay.qnn import QnnOp
+from xrelay.dialects.relay.qnn_canonical import QnnBuilder
+from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+
+
+def legalize_qnn(func: FuncOp) -> bool:
+    """Legalize the QNN ops of one function in place; True if any changed."""
+    changed = False
+    for op in list(func.body.walk()):
+        if not isinstance(op, QnnOp):
+            continue
+        if not all(isinstance(v.type, TensorType) for v in op.operands):
+            continue
+        value = op.legalize(QnnBuilder(op))
+        if value is None:
+            continue
+        value.name_hint = op.results[0].name_hint
+        Rewriter.replace_op(op, [], [value])
+        changed = True
+    return changed
+
+
+@register_pass("QnnLegalize")
+class QnnLegalize(FunctionPass):
+    """Rewrite the QNN ops into the forms the kernels run fastest (Relay's
+    QnnLegalize: function pass, opt_level 1, requires InferType)."""
+
+    def __init__(self) -> None:
+        super().__init__(self._run, PassInfo(1, "QnnLegalize", ["InferType"]))
+
+    @staticmethod
+    def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
+        if not legalize_qnn(func):
+            ctx.analyses.preserve()  # nothing changed
+        return func
