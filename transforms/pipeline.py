@@ -8,7 +8,7 @@ xrelay's IR:
    ``relay.constant`` ops and leave the signature (Relay's ``BindParamsInModule``);
 1. one ``Sequential`` (opt_level 0, children gated by the context's opt_level) with
    Relay's pass prefix in Relay's order:
-   RemoveUnusedFunctions, QnnCanonicalize, SimplifyInference, EliminateCommonSubexpr,
+   RemoveUnusedFunctions, FakeQuantizationToInteger, QnnCanonicalize, SimplifyInference, EliminateCommonSubexpr,
    FoldConstant, FoldScaleAxis, SimplifyExpr, CanonicalizeOps, InferType,
    AlterOpLayout, SimplifyExprPostAlterOp, FastMath, FoldConstant, FuseOps;
 2. run directly, at every opt_level: InferType, Inline, InferType.
@@ -47,6 +47,7 @@ from xrelay.pass_manager.registry import UnknownPassError, lookup
 
 PASS_PREFIX: tuple[str, ...] = (
     "RemoveUnusedFunctions",
+    "FakeQuantizationToInteger",
     "QnnCanonicalize",
     "SimplifyInference",
     "EliminateCommonSubexpr",

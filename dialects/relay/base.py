@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from typing import Any, ClassVar, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -56,6 +56,9 @@ from xdsl.utils.exceptions import VerifyException
 from xrelay.dialects.relay import dtypes
 from xrelay.dialects.relay.known_attributes import KnownAttributes
 from xrelay.dialects.relay.layout_rules import InferredLayouts, MaybeLayout
+
+if TYPE_CHECKING:
+    from xrelay.dialects.relay.fake_quantization import FakeQuantRewrite, Quantized
 
 Array: TypeAlias = np.ndarray[Any, Any]
 """A numpy array, the value of a tensor in the reference semantics."""
@@ -380,6 +383,20 @@ class RelayOp(IRDLOperation):
         """The op's numpy reference semantics: one value per result (a single value
         for single-result ops)."""
         raise NotImplementedError(f"{self.name} has no reference semantics")
+
+    # -- FakeQuantizationToInteger (see fake_quantization) --------------------------------
+
+    KEEPS_QUANTIZATION: ClassVar[bool] = False
+    """The op's integer form gives its result its (first) operand's quantized type
+    (layout-only ops, max pooling, ReLU, clip): FakeQuantizationToInteger passes the
+    type wanted of the result on to that operand."""
+
+    def fake_quantize(self, rewrite: FakeQuantRewrite) -> Quantized | None:
+        """Relay's ``FTVMFakeQuantizationToInteger``: this op on the quantized twins
+        of its operands (``rewrite.input(i)``), emitted with ``rewrite.emit``, and the
+        twin of its result; ``None`` (the default: no integer form) leaves the
+        region float. See :mod:`xrelay.dialects.relay.fake_quantization`."""
+        return None
 
     # -- layout hooks (ConvertLayout / AlterOpLayout; see layout_rules) -----------------
 
