@@ -443,7 +443,9 @@ def quantized_clip(rewrite: FakeQuantRewrite, lo: float, hi: float) -> Quantized
     bounds = rewrite.quantized_bounds(x.type, lo, hi)
     if bounds is None:
         return None
-    value = rewrite.emit("relay.clip", [x.value], {"a_min": bounds[0], "a_max": bounds[1]})
+    value = rewrite.emit(
+        "relay.clip", [x.value], {"a_min": bounds[0], "a_max": bounds[1]}
+    )
     return Quantized(value, x.type)
 
 
@@ -455,9 +457,7 @@ def keeps_type(op: Operation) -> bool:
     return isinstance(op, RelayOp) and op.KEEPS_QUANTIZATION
 
 
-def try_integer_form(
-    op: RelayOp, rewrite: FakeQuantRewrite
-) -> Quantized | None:
+def try_integer_form(op: RelayOp, rewrite: FakeQuantRewrite) -> Quantized | None:
     """``op``'s hook, with a type relation failure counted as no integer form."""
     try:
         return op.fake_quantize(rewrite)

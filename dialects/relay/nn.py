@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
 
+from xrelay.dialects.relay import fake_quantization as fq
 from xrelay.dialects.relay.base import (
     ANY_TENSOR,
     DYN,
@@ -63,7 +64,6 @@ from xrelay.dialects.relay.cpu_layout import (
     choose_grouped_conv2d_blocking,
     is_cpu_target,
 )
-from xrelay.dialects.relay import fake_quantization as fq
 from xrelay.dialects.relay.dtypes import is_float, numpy_dtype
 from xrelay.dialects.relay.layout import Layout, LayoutAxis, transform_array
 from xrelay.dialects.relay.layout_rules import (

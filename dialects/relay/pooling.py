@@ -27,8 +27,8 @@ import numpy as np
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
 
-from xrelay.dialects.relay import fake_quantization as fq
 from xrelay.dialects.relay import dtypes
+from xrelay.dialects.relay import fake_quantization as fq
 from xrelay.dialects.relay.base import (
     ANY_TENSOR,
     FORMAT,
@@ -351,6 +351,7 @@ class AvgPool2DOp(WindowPool2D):
     def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
         """``qnn.avg_pool2d``."""
         return fq.quantized_avg_pool(rewrite, fq.attrs_of(self))
+
     count_include_pad = bool_prop(False)
 
     def pool(self, x: Array) -> Array:

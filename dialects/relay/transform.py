@@ -386,6 +386,18 @@ class TransposeOp(_UnaryTransformOp):
     def compute(self, *args: Any) -> Any:
         return np.transpose(args[0], self._perm(args[0].ndim))
 
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """The transpose of the integers; a per-channel axis follows its dim."""
+        x = rewrite.input(0)
+        if x is None or fq.is_per_tensor(x.type):
+            return fq.same_op(rewrite, per_tensor_only=True)
+        perm = self._perm(len(fq.shape_of(x.value)))
+        value = rewrite.emit(TransposeOp, [x.value], {"axes": perm})
+        t = x.type
+        return fq.Quantized(
+            value, fq.AffineType(t.scale, t.zero_point, t.dtype, perm.index(t.axis))
+        )
+
     def infer_correct_layout(
         self,
         new_layouts: Sequence[MaybeLayout] | None,

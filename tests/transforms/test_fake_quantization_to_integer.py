@@ -92,7 +92,8 @@ def test_conv2d_per_channel_bias_relu(rng: np.random.Generator):
 
     out = check_close(body, x)
     names = op_names(out)
-    assert "relay.qnn.conv2d" in names and "relay.nn.conv2d" not in names
+    assert "relay.qnn.conv2d" in names
+    assert "relay.nn.conv2d" not in names
     assert "relay.qnn.dequantize" not in names
 
 
@@ -112,13 +113,27 @@ def test_depthwise_conv_and_dense(rng: np.random.Generator):
 
     out = check_close(body, x)
     names = op_names(out)
-    assert "relay.qnn.dense" in names and "relay.qnn.conv2d" in names
+    assert "relay.qnn.dense" in names
+    assert "relay.qnn.conv2d" in names
+
+
+def test_dense_of_transposed_per_column_weight(rng: np.random.Generator):
+    x, w = int8(rng, (4, 8)), int8(rng, (8, 3))
+    scales = [0.01, 0.03, 0.02]
+
+    def body(vx: Any) -> Any:
+        wt = relay.transpose(dq(c(w, "int8"), scales, [0, 0, 0], axis=1), (1, 0))
+        return q(relay.nn.dense(dq(vx, 0.1, 1), wt), 0.4, 0)
+
+    assert "relay.qnn.dense" in op_names(check_close(body, x))
 
 
 def test_batch_matmul(rng: np.random.Generator):
     a, b = int8(rng, (2, 3, 8)), int8(rng, (2, 5, 8))
     out = check_close(
-        lambda va, vb: q(relay.nn.batch_matmul(dq(va, 0.1, 2), dq(vb, 0.05, -1)), 2.0, 0),
+        lambda va, vb: q(
+            relay.nn.batch_matmul(dq(va, 0.1, 2), dq(vb, 0.05, -1)), 2.0, 0
+        ),
         a,
         b,
     )
@@ -149,7 +164,8 @@ def test_concatenate_max_pool(rng: np.random.Generator):
         return q(relay.nn.max_pool2d(cat, pool_size=(2, 2), strides=(2, 2)), 0.25, 1)
 
     names = op_names(check_close(body, a, b))
-    assert "relay.qnn.concatenate" in names and "relay.nn.max_pool2d" in names
+    assert "relay.qnn.concatenate" in names
+    assert "relay.nn.max_pool2d" in names
 
 
 def test_pools_clip_transpose(rng: np.random.Generator):
@@ -162,7 +178,8 @@ def test_pools_clip_transpose(rng: np.random.Generator):
 
     names = op_names(check_close(body, a))
     assert names.count("relay.qnn.avg_pool2d") == 2
-    assert "relay.nn.global_avg_pool2d" not in names and "relay.clip" in names
+    assert "relay.nn.global_avg_pool2d" not in names
+    assert "relay.clip" in names
 
 
 def test_concatenate_without_wanted_type_stays_float(rng: np.random.Generator):

@@ -82,3 +82,21 @@ func.func @dense_bias(%x: tensor<2x8xi8>, %w: tensor<3x8xi8>, %s: tensor<f32>, %
   %q = relay.qnn.quantize %3, %s, %z : (tensor<2x3xf32>, tensor<f32>, tensor<i32>) -> tensor<2x3xi8>
   func.return %q : tensor<2x3xi8>
 }
+
+// -----
+
+// A transposed weight per column (MatMul's B as the importer writes it) is per
+// channel along axis 0 after the transpose: qnn.dense per unit.
+// CHECK-LABEL: func.func @transposed_weight
+// CHECK:         %[[T:.*]] = relay.transpose %w {axes = array<i64: 1, 0>} : (tensor<8x3xi8>) -> tensor<3x8xi8>
+// CHECK:         relay.qnn.dense %x, %[[T]], %z, %{{.*}}, %s, %sw : (tensor<2x8xi8>, tensor<3x8xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<3xf32>) -> tensor<2x3xi32>
+// CHECK:         %q = relay.qnn.requantize {{.*}} {axis = 1 : i64}
+func.func @transposed_weight(%x: tensor<2x8xi8>, %w: tensor<8x3xi8>, %s: tensor<f32>, %z: tensor<i32>, %sw: tensor<3xf32>) -> tensor<2x3xi8> {
+  %zw = relay.constant dense<0> : tensor<3xi32>
+  %0 = relay.qnn.dequantize %x, %s, %z : (tensor<2x8xi8>, tensor<f32>, tensor<i32>) -> tensor<2x8xf32>
+  %1 = relay.qnn.dequantize %w, %sw, %zw {axis = 1 : i64} : (tensor<8x3xi8>, tensor<3xf32>, tensor<3xi32>) -> tensor<8x3xf32>
+  %2 = relay.transpose %1 {axes = array<i64: 1, 0>} : (tensor<8x3xf32>) -> tensor<3x8xf32>
+  %3 = relay.nn.dense %0, %2 : (tensor<2x8xf32>, tensor<3x8xf32>) -> tensor<2x3xf32>
+  %q = relay.qnn.quantize %3, %s, %z : (tensor<2x3xf32>, tensor<f32>, tensor<i32>) -> tensor<2x3xi8>
+  func.return %q : tensor<2x3xi8>
+}
