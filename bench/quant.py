@@ -1,7 +1,8 @@
 """Quantized models: every model of the shared models' ``quant/`` folder compiled by
 ``xrelay.build`` with FakeQuantizationToInteger (the default: integer QNN ops), with
-it disabled (the dequantize / quantize arithmetic around float ops), and its float32
-twin, next to onnxruntime on the quantized model (when installed).
+it disabled (``int8, FQ2I off``: a QDQ model's dequantize / quantize arithmetic
+around float ops), and its float32 twin, next to onnxruntime on the quantized model
+(when installed).
 
     .venv/bin/python bench/quant.py [--models ../shared/models] [--runs 10]
                                     [--blocks 3] [--threads 2] [--only resnet18_qdq]
@@ -112,7 +113,7 @@ def main() -> None:
         rows: list[tuple[str, float, float]] = []
         for label, disabled in (
             ("int8 (FQ2I)", []),
-            ("int8 float-composed", ["FakeQuantizationToInteger"]),
+            ("int8, FQ2I off", ["FakeQuantizationToInteger"]),
         ):
             lib, secs = build(folder / "model.onnx", args.threads, disabled)
             err = max_err(lib(*inputs), outputs)

@@ -289,9 +289,8 @@ def as_accumulator_type(
     per_channel = not is_per_tensor(acc.type)
     if per_channel and axis is None:
         return None
-    target = AffineType(
-        acc.type.scale, acc.type.zero_point, "int32", axis if per_channel else -1
-    )
+    along = axis if per_channel and axis is not None else -1
+    target = AffineType(acc.type.scale, acc.type.zero_point, "int32", along)
     twin = rewrite.input(other)
     if twin is not None:
         if not is_per_tensor(twin.type) and twin.type.axis != axis:
