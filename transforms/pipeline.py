@@ -8,9 +8,13 @@ xrelay's IR:
    ``relay.constant`` ops and leave the signature (Relay's ``BindParamsInModule``);
 1. one ``Sequential`` (opt_level 0, children gated by the context's opt_level) with
    Relay's pass prefix in Relay's order:
-   RemoveUnusedFunctions, QnnLegalize, QnnCanonicalize, SimplifyInference, EliminateCommonSubexpr,
-   FoldConstant, FoldScaleAxis, SimplifyExpr, CanonicalizeOps, InferType,
-   AlterOpLayout, SimplifyExprPostAlterOp, FastMath, FoldConstant, FuseOps;
+   RemoveUnusedFunctions, FakeQuantizationToInteger, QnnLegalize, QnnCanonicalize,
+   SimplifyInference, EliminateCommonSubexpr, FoldConstant, FoldScaleAxis,
+   SimplifyExpr, CanonicalizeOps, InferType, AlterOpLayout, SimplifyExprPostAlterOp,
+   FastMath, FoldConstant, FuseOps. FakeQuantizationToInteger is not in Relay's
+   build (TVM users call it before ``relay.build``); xrelay runs it so that a QDQ
+   model's quantize / dequantize pairs become integer ops (a module without
+   ``qnn.quantize`` is left as it was);
 2. run directly, at every opt_level: InferType, Inline, InferType.
 
 Passes of Relay's pipeline that are meaningless here are left out: ToBasicBlockNormalForm
@@ -46,6 +50,7 @@ from xrelay.pass_manager.registry import UnknownPassError, lookup
 
 PASS_PREFIX: tuple[str, ...] = (
     "RemoveUnusedFunctions",
+    "FakeQuantizationToInteger",
     "QnnLegalize",
     "QnnCanonicalize",
     "SimplifyInference",

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from typing import Any, ClassVar, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -60,6 +60,9 @@ from xrelay.dialects.relay.mixed_precision import (
     ACCUMULATION_TYPE,
     MixedPrecisionCategory,
 )
+
+if TYPE_CHECKING:
+    from xrelay.dialects.relay.fake_quantization import FakeQuantRewrite, Quantized
 
 Array: TypeAlias = np.ndarray[Any, Any]
 """A numpy array, the value of a tensor in the reference semantics."""
@@ -403,6 +406,20 @@ class RelayOp(IRDLOperation):
         if category is MixedPrecisionCategory.ALWAYS and has_out_dtype:
             return category, ACCUMULATION_TYPE, mixed_precision_type
         return category, mixed_precision_type, mixed_precision_type
+
+    # -- FakeQuantizationToInteger (see fake_quantization) --------------------------------
+
+    KEEPS_QUANTIZATION: ClassVar[bool] = False
+    """The op's integer form gives its result its (first) operand's quantized type
+    (layout-only ops, max pooling, ReLU, clip): FakeQuantizationToInteger passes the
+    type wanted of the result on to that operand."""
+
+    def fake_quantize(self, rewrite: FakeQuantRewrite) -> Quantized | None:
+        """Relay's ``FTVMFakeQuantizationToInteger``: this op on the quantized twins
+        of its operands (``rewrite.input(i)``), emitted with ``rewrite.emit``, and the
+        twin of its result; ``None`` (the default: no integer form) leaves the
+        region float. See :mod:`xrelay.dialects.relay.fake_quantization`."""
+        return None
 
     # -- layout hooks (ConvertLayout / AlterOpLayout; see layout_rules) -----------------
 

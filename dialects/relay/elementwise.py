@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
 
+from xrelay.dialects.relay import fake_quantization as fq
 from xrelay.dialects.relay.base import (
     ANY_TENSOR,
     FORMAT,
@@ -138,6 +139,10 @@ class AddOp(BinaryOp):
 
     name = "relay.add"
 
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """``qnn.add``, or an int32 addition of a bias to an accumulator."""
+        return fq.quantized_add(rewrite, "relay.qnn.add")
+
     def fn(self, a: Array, b: Array) -> Array:
         return np.add(a, b)
 
@@ -148,6 +153,10 @@ class SubtractOp(BinaryOp):
 
     name = "relay.subtract"
 
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """``qnn.subtract``."""
+        return fq.quantized_add(rewrite, "relay.qnn.subtract")
+
     def fn(self, a: Array, b: Array) -> Array:
         return np.subtract(a, b)
 
@@ -157,6 +166,10 @@ class MultiplyOp(BinaryOp):
     """Elementwise product, broadcasting."""
 
     name = "relay.multiply"
+
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """``qnn.mul``."""
+        return fq.binary(rewrite, "relay.qnn.mul", rewrite.input(0), rewrite.input(1))
 
     def fn(self, a: Array, b: Array) -> Array:
         return np.multiply(a, b)
@@ -626,6 +639,11 @@ class ReluOp(UnaryOp):
     """``max(x, 0)``."""
 
     name = "relay.nn.relu"
+    KEEPS_QUANTIZATION: ClassVar[bool] = True
+
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """``max(q, zero_point)``."""
+        return fq.quantized_relu(rewrite)
 
     def fn(self, x: Array) -> Array:
         return np.maximum(x, np.zeros((), x.dtype))
@@ -648,8 +666,13 @@ class ClipOp(UnaryOp):
     """``x`` clamped to ``[a_min, a_max]``."""
 
     name = "relay.clip"
+    KEEPS_QUANTIZATION: ClassVar[bool] = True
     a_min = float_prop()
     a_max = float_prop()
+
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """``clip`` to the quantized bounds (constant per-tensor parameters)."""
+        return fq.quantized_clip(rewrite, get_float(self.a_min), get_float(self.a_max))
 
     def fn(self, x: Array) -> Array:
         lo, hi = get_float(self.a_min), get_float(self.a_max)
@@ -851,6 +874,21 @@ class BiasAddOp(RelayOp):
     axis = int_prop(1)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
+
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """The bias in the int32 accumulator's type (requantized, or quantized when
+        a float constant), added in int32."""
+        acc = rewrite.input(0)
+        if acc is None:
+            return None
+        rank = len(fq.shape_of(self.data))
+        axis = normalize_axis(get_int(self.axis), rank)
+        along = 0 if fq.is_per_tensor(acc.type) or acc.type.axis == axis else None
+        bias = fq.as_accumulator_type(rewrite, acc, 1, along)
+        if bias is None:
+            return None
+        value = rewrite.emit(BiasAddOp, [acc.value, bias], {"axis": axis})
+        return fq.Quantized(value, acc.type)
 
     def solve_operand_types(
         self, operand_types: Sequence[Attribute]

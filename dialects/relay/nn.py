@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
 
+from xrelay.dialects.relay import fake_quantization as fq
 from xrelay.dialects.relay.base import (
     ANY_TENSOR,
     DYN,
@@ -527,6 +528,17 @@ class Conv2DOp(ConvOp):
     name = "relay.nn.conv2d"
     kernel_layout = str_prop("OIHW")
     DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data", "kernel")
+
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """``qnn.conv2d``: the weight per-tensor or per output channel."""
+        data_layout, kernel_layout, out_layout = self.layouts()
+        return fq.integer_product(
+            rewrite,
+            "relay.qnn.conv2d",
+            fq.attrs_of(self, ["out_dtype"]),
+            kernel_layout.index("O"),
+            (out_layout or data_layout).index("C"),
+        )
 
     def kernel_layout_str(self) -> str:
         return get_str(self.kernel_layout)
@@ -1054,6 +1066,12 @@ class DenseOp(RelayOp):
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
     MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.ALWAYS
 
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """``qnn.dense``: the weight per-tensor or per unit."""
+        return fq.integer_product(
+            rewrite, "relay.qnn.dense", fq.attrs_of(self, ["out_dtype"]), 0, -1
+        )
+
     def solve_operand_types(
         self, operand_types: Sequence[Attribute]
     ) -> Sequence[Attribute | None]:
@@ -1361,6 +1379,16 @@ class BatchMatmulOp(RelayOp):
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
     MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.ALWAYS
 
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """``qnn.batch_matmul``, per-tensor operands."""
+        return fq.integer_product(
+            rewrite,
+            "relay.qnn.batch_matmul",
+            fq.attrs_of(self, ["out_dtype"]),
+            None,
+            -1,
+        )
+
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x, y = (
             ranked(operand_types[0], "tensor_a"),
@@ -1515,6 +1543,10 @@ class BatchFlattenOp(RelayOp):
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
     RELAYOUT: ClassVar[bool] = True
+    KEEPS_QUANTIZATION: ClassVar[bool] = True
+
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        return fq.same_op(rewrite, per_tensor_only=True)
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")

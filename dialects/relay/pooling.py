@@ -28,6 +28,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
 
 from xrelay.dialects.relay import dtypes
+from xrelay.dialects.relay import fake_quantization as fq
 from xrelay.dialects.relay.base import (
     ANY_TENSOR,
     FORMAT,
@@ -330,6 +331,11 @@ class MaxPool2DOp(WindowPool2D):
     ``strides``) of ``data`` padded with ``-inf``."""
 
     name = "relay.nn.max_pool2d"
+    KEEPS_QUANTIZATION: ClassVar[bool] = True
+
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """The maximum of the integers (the mapping to reals is increasing)."""
+        return fq.same_op(rewrite, per_tensor_only=False)
 
     def pool(self, x: Array) -> Array:
         return np.max(self.windows(x, _lowest(x.dtype)), axis=(4, 5))
@@ -342,6 +348,11 @@ class AvgPool2DOp(WindowPool2D):
     only ``ceil_mode`` reaches are never counted."""
 
     name = "relay.nn.avg_pool2d"
+
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """``qnn.avg_pool2d``."""
+        return fq.quantized_avg_pool(rewrite, fq.attrs_of(self))
+
     count_include_pad = bool_prop(False)
 
     def pool(self, x: Array) -> Array:
@@ -371,6 +382,14 @@ class GlobalAvgPool2DOp(GlobalPool2D):
     name = "relay.nn.global_avg_pool2d"
     MIXED_PRECISION: ClassVar[MixedPrecisionCategory] = MixedPrecisionCategory.NEVER
 
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """``qnn.avg_pool2d`` over the whole plane (``NCHW`` only)."""
+        layout, out_layout = self.layouts()
+        if layout != "NCHW" or out_layout != "NCHW":
+            return None
+        _, _, h, w = fq.shape_of(self.data)
+        return fq.quantized_avg_pool(rewrite, {"pool_size": [h, w]})
+
     def pool(self, x: Array) -> Array:
         if x.dtype.kind == "f":
             return np.mean(x, axis=(2, 3), keepdims=True, dtype=x.dtype)
@@ -383,6 +402,10 @@ class GlobalMaxPool2DOp(GlobalPool2D):
     """The maximum over ``H`` and ``W`` of each channel."""
 
     name = "relay.nn.global_max_pool2d"
+    KEEPS_QUANTIZATION: ClassVar[bool] = True
+
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        return fq.same_op(rewrite, per_tensor_only=False)
 
     def pool(self, x: Array) -> Array:
         return np.max(x, axis=(2, 3), keepdims=True)

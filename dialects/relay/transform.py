@@ -36,6 +36,7 @@ from xdsl.irdl import (
     var_result_def,
 )
 
+from xrelay.dialects.relay import fake_quantization as fq
 from xrelay.dialects.relay.base import (
     ANY_TENSOR,
     DYN,
@@ -116,6 +117,12 @@ class _UnaryTransformOp(RelayOp):
     result = result_def(ANY_TENSOR)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    KEEPS_QUANTIZATION: ClassVar[bool] = True
+
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """The op on the integers: it only moves elements (per-tensor types: the
+        elements change channels)."""
+        return fq.same_op(rewrite, per_tensor_only=True)
 
     def out_shape(self, shape: tuple[int, ...]) -> Sequence[int]:
         raise NotImplementedError
@@ -379,6 +386,18 @@ class TransposeOp(_UnaryTransformOp):
     def compute(self, *args: Any) -> Any:
         return np.transpose(args[0], self._perm(args[0].ndim))
 
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """The transpose of the integers; a per-channel axis follows its dim."""
+        x = rewrite.input(0)
+        if x is None or fq.is_per_tensor(x.type):
+            return fq.same_op(rewrite, per_tensor_only=True)
+        perm = self._perm(len(fq.shape_of(x.value)))
+        value = rewrite.emit(TransposeOp, [x.value], {"axes": perm})
+        t = x.type
+        return fq.Quantized(
+            value, fq.AffineType(t.scale, t.zero_point, t.dtype, perm.index(t.axis))
+        )
+
     def infer_correct_layout(
         self,
         new_layouts: Sequence[MaybeLayout] | None,
@@ -539,6 +558,10 @@ class ConcatenateOp(RelayOp):
     axis = int_prop(0)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+
+    def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
+        """``qnn.concatenate``."""
+        return fq.quantized_concatenate(rewrite, get_int(self.axis))
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         tys, elem = _join_types(operand_types, "concatenate")

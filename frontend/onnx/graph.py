@@ -160,12 +160,24 @@ class Builder:
     ) -> list[SSAValue]:
         """Relay op ``name`` on ``operands``; all its results. Folded to constants when
         every operand is a constant."""
+        return self.ops_folding(name, operands, True, **attrs)
+
+    def unfolded(
+        self, name: str, operands: Sequence[SSAValue], **attrs: Any
+    ) -> SSAValue:
+        """Relay op ``name`` on ``operands``, never folded (a ``qnn.dequantize`` of a
+        weight stays, for FakeQuantizationToInteger to find)."""
+        return self.ops_folding(name, operands, False, **attrs)[0]
+
+    def ops_folding(
+        self, name: str, operands: Sequence[SSAValue], fold: bool, **attrs: Any
+    ) -> list[SSAValue]:
         cls = OPS_BY_NAME.get("relay." + name)
         if cls is None:
             raise ConversionError(f"the relay dialect has no op relay.{name}")
         op = cls.make(list(operands), {k: v for k, v in attrs.items() if v is not None})
         arrays = [self.value(v) for v in operands]
-        if not cls.STATEFUL and all(a is not None for a in arrays):
+        if fold and not cls.STATEFUL and all(a is not None for a in arrays):
             values = op.evaluate(*cast(list[Array], arrays))
             op.drop_all_references()
             return [self.const(np.asarray(v)) for v in values]
@@ -411,6 +423,11 @@ class Node:
         self, name: str, operands: Sequence[SSAValue], **attrs: Any
     ) -> list[SSAValue]:
         return self.b.ops(name, operands, **attrs)
+
+    def unfolded(
+        self, name: str, operands: Sequence[SSAValue], **attrs: Any
+    ) -> SSAValue:
+        return self.b.unfolded(name, operands, **attrs)
 
     def const(self, array: ArrayLike, dtype: Any = None) -> SSAValue:
         return self.b.const(array, dtype)

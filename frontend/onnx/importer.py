@@ -112,6 +112,9 @@ from xrelay.frontend.onnx import (
     qlinear as qlinear,
 )
 from xrelay.frontend.onnx import (
+    qoperator as qoperator,
+)
+from xrelay.frontend.onnx import (
     quantize as quantize,
 )
 from xrelay.frontend.onnx import (

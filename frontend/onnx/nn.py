@@ -117,10 +117,19 @@ def conv(node: Node) -> Outputs:
     return out
 
 
-def conv_values(node: Node, x: SSAValue, w: SSAValue) -> SSAValue:
+def conv_values(
+    node: Node,
+    x: SSAValue,
+    w: SSAValue,
+    qnn: Sequence[SSAValue] | None = None,
+) -> SSAValue:
     """The convolution of ``x`` with ``w`` under ``node``'s attributes (1-D to 3-D,
-    ``pads`` / ``auto_pad``, strides, dilations, groups), without a bias."""
+    ``pads`` / ``auto_pad``, strides, dilations, groups), without a bias. With
+    ``qnn`` (zero points and scales), ``qnn.conv2d``'s int32 accumulation (1-D and
+    2-D only)."""
     n = _spatial_rank(node, x, "convolution", 3)
+    if qnn is not None and n == 3:
+        raise ConversionError("3-D integer convolutions are not supported")
     ws = node.shape(w)
     if len(ws) != n + 2:
         raise ConversionError(f"the weight has rank {len(ws)}, the data rank {n + 2}")
@@ -138,8 +147,8 @@ def conv_values(node: Node, x: SSAValue, w: SSAValue) -> SSAValue:
         strides, dilations = [1, *strides], [1, *dilations]
         begin, end = [0, *begin], [0, *end]
     out = node.op(
-        "nn.conv2d",
-        [x, w],
+        "nn.conv2d" if qnn is None else "qnn.conv2d",
+        [x, w, *(qnn or [])],
         strides=strides,
         padding=[begin[0], begin[1], end[0], end[1]],
         dilation=dilations,
@@ -287,8 +296,13 @@ def matmul(node: Node) -> Outputs:
     return matmul_values(node, node.input(0, "A"), node.input(1, "B"))
 
 
-def matmul_values(node: Node, a: SSAValue, b: SSAValue) -> SSAValue:
-    """numpy's ``matmul`` of ``a`` and ``b`` (see :func:`matmul`)."""
+def matmul_values(
+    node: Node, a: SSAValue, b: SSAValue, qnn: Sequence[SSAValue] | None = None
+) -> SSAValue:
+    """numpy's ``matmul`` of ``a`` and ``b`` (see :func:`matmul`). With ``qnn`` (zero
+    points and scales), ``qnn.dense`` / ``qnn.batch_matmul``'s int32 products."""
+    extra = list(qnn or [])
+    prefix = "nn." if qnn is None else "qnn."
     sa, sb = node.shape(a), node.shape(b)
     if not sa or not sb:
         raise ConversionError("MatMul operands must have rank >= 1")
@@ -301,7 +315,7 @@ def matmul_values(node: Node, a: SSAValue, b: SSAValue) -> SSAValue:
         raise ConversionError(f"the inner dims differ: A {list(sa)} and B {list(sb)}")
     m, n = sa[-2], sb[-1]
     if len(sb) == 2:
-        out = node.op("nn.dense", [a, _t(node, b)])
+        out = node.op(prefix + "dense", [a, _t(node, b), *extra])
         batch = list(sa[:-2])
     else:
         batch = _broadcast_dims(sa[:-2], sb[:-2])
@@ -314,7 +328,11 @@ def matmul_values(node: Node, a: SSAValue, b: SSAValue) -> SSAValue:
                 x = node.op("broadcast_to", [x], shape=[*batch, *s[-2:]])
             return node.reshape(x, [total, *s[-2:]])
 
-        out = node.op("nn.batch_matmul", [flat(a, sa), flat(b, sb)], transpose_b=False)
+        out = node.op(
+            prefix + "batch_matmul",
+            [flat(a, sa), flat(b, sb), *extra],
+            transpose_b=False,
+        )
         out = node.reshape(out, [*batch, m, n])
     final = [*batch, *([] if vec_a else [m]), *([] if vec_b else [n])]
     return node.reshape(out, final)

@@ -1,6 +1,13 @@
 """Converters of ONNX's linear (de)quantizers: ``QuantizeLinear``, ``DequantizeLinear``
-(per tensor, per axis and blocked) and ``DynamicQuantizeLinear``, composed from relay
-ops as TVM's QNN canonicalisation does.
+(per tensor, per axis and blocked) and ``DynamicQuantizeLinear``.
+
+Where the QNN ops cover the form (float32 data and scales; ``int8``, ``uint8`` or
+``int16`` quantized values, ``int32`` too for the dequantizer; per-tensor or per-axis
+parameters) they become ``qnn.quantize`` / ``qnn.dequantize`` (zero points as
+``int32``), whose arithmetic is onnxruntime's; a dequantized weight is not folded, so
+that ``FakeQuantizationToInteger`` finds the integer weight. The other forms (blocked
+parameters, ``uint16``, float16 or float64 data, ``precision``) are composed from relay
+ops as TVM's QNN canonicalisation does:
 
 Quantizing is ``saturate(rint(x / scale) + zero_point)``: the division in the dtype
 of ``x`` (or ``precision``), halves rounded to even, the sum and the clamp to the
@@ -138,6 +145,55 @@ def _out_dtype(node: Node, zero_point: SSAValue | None) -> np.dtype[Any]:
     return named if named is not None else np.dtype(np.uint8)
 
 
+QNN_QUANTIZED = ("int8", "uint8", "int16")
+"""The quantized types the QNN ops take from ONNX's (de)quantizers (``int32`` too for
+the dequantizer)."""
+
+
+def qnn_param(
+    node: Node, value: SSAValue, shape: tuple[int, ...], axis: int
+) -> SSAValue | None:
+    """A scale or zero point in the QNN ops' form: 0-d (per tensor) or a vector along
+    ``axis`` of data of ``shape``; ``None`` for other forms."""
+    vshape = node.shape(value)
+    if int(np.prod(vshape, dtype=np.int64)) == 1 and len(vshape) <= 1:
+        return node.reshape(value, [])
+    if len(vshape) == 1 and shape and vshape[0] == shape[axis]:
+        return value
+    return None
+
+
+def qnn_zero_point(node: Node, zero_point: SSAValue | None) -> SSAValue:
+    """The zero point as ``int32`` (0 when absent)."""
+    if zero_point is None:
+        return node.const(np.int32(0))
+    return node.op("cast", [zero_point], dtype="int32")
+
+
+def qnn_params(
+    node: Node,
+    shape: tuple[int, ...],
+    scale: SSAValue,
+    zero_point: SSAValue | None,
+) -> tuple[int, SSAValue, SSAValue] | None:
+    """``(axis, scale, int32 zero point)`` for a QNN (de)quantizer of data of
+    ``shape``, or ``None`` when the node's parameters are not in a QNN form."""
+    axis, block = _quant_params(node)
+    if block or node.dtype(scale) != np.float32:
+        return None
+    per_tensor = all(
+        int(np.prod(node.shape(v), dtype=np.int64)) == 1
+        for v in (scale, zero_point)
+        if v is not None
+    )
+    axis = -1 if per_tensor else node.axis(axis, len(shape))
+    qscale = qnn_param(node, scale, shape, axis)
+    qzp = None if zero_point is None else qnn_param(node, zero_point, shape, axis)
+    if qscale is None or (zero_point is not None and qzp is None):
+        return None
+    return axis, qscale, qnn_zero_point(node, qzp)
+
+
 @converter("QuantizeLinear")
 def quantize_linear(node: Node) -> Outputs:
     x, scale = node.input(0, "x"), node.input(1, "y_scale")
@@ -147,11 +203,18 @@ def quantize_linear(node: Node) -> Outputs:
     quant_range(out_dtype, "the output")
     if node.has_attr("saturate") and not node.attr_int("saturate"):
         raise ConversionError("saturate=0 applies to float8 outputs only")
+    precision = node.attr_int("precision", 0)
+    fits = node.dtype(x) == np.float32 and str(out_dtype) in QNN_QUANTIZED
+    found = qnn_params(node, shape, scale, zp) if fits and not precision else None
+    if found is not None:
+        q_axis, q_scale, q_zp = found
+        return node.op(
+            "qnn.quantize", [x, q_scale, q_zp], axis=q_axis, out_dtype=str(out_dtype)
+        )
     axis, block = _quant_params(node)
     scale = broadcast_param(node, scale, shape, axis, block, "y_scale")
     if zp is not None:
         zp = broadcast_param(node, zp, shape, axis, block, "y_zero_point")
-    precision = node.attr_int("precision", 0)
     if precision:
         ctype = np.dtype(helper.tensor_dtype_to_np_dtype(precision))
     else:
@@ -182,14 +245,25 @@ def dequantize_linear(node: Node) -> Outputs:
     )
     if out_dtype.kind != "f":
         raise ConversionError(f"the output type must be a float, got {out_dtype}")
+    if zp is not None and node.dtype(zp) != xtype:
+        raise ConversionError(
+            f"x_zero_point has the type {node.dtype(zp)}, x the type {xtype}"
+        )
+    # int32 data only without a zero point (a bias): qnn.dequantize subtracts in
+    # int32, which wraps where ONNX's difference does not
+    zp_value = None if zp is None else node.b.value(zp)
+    no_offset = zp is None or (zp_value is not None and not np.any(zp_value))
+    fits = out_dtype == np.float32 and (
+        str(xtype) in QNN_QUANTIZED or (xtype == np.int32 and no_offset)
+    )
+    found = qnn_params(node, shape, scale, zp) if fits else None
+    if found is not None:
+        q_axis, q_scale, q_zp = found
+        return node.unfolded("qnn.dequantize", [x, q_scale, q_zp], axis=q_axis)
     axis, block = _quant_params(node)
     wide = _float_for(xtype)
     y = node.op("cast", [x], dtype=str(wide))
     if zp is not None:
-        if node.dtype(zp) != xtype:
-            raise ConversionError(
-                f"x_zero_point has the type {node.dtype(zp)}, x the type {xtype}"
-            )
         zp = broadcast_param(node, zp, shape, axis, block, "x_zero_point")
         y = node.op("subtract", [y, node.op("cast", [zp], dtype=str(wide))])
     scale = broadcast_param(node, scale, shape, axis, block, "x_scale")
@@ -222,5 +296,5 @@ def dynamic_quantize_linear(node: Node) -> Outputs:
         [round_half_even(node, node.op("clip", [initial], a_min=0.0, a_max=255.0))],
         dtype="uint8",
     )
-    y = quantize(node, node.op("divide", [x, scale]), zp, np.dtype(np.uint8))
+    y = node.op("qnn.quantize", [x, scale, qnn_zero_point(node, zp)], out_dtype="uint8")
     return [y, scale, zp]

@@ -369,3 +369,77 @@ def test_qlinear_errors(rng: Gen) -> None:
     msg = _import_error(node, inputs, np.zeros((1, 3, 4, 4), I32), opset=10)
     assert "zero point of shape [2] for an operand of shape [3, 2, 1, 1]" in msg
     assert "one per channel" in msg
+
+
+# ---------------------------------------------------------------------------------------
+# Which forms become QNN ops
+# ---------------------------------------------------------------------------------------
+
+
+def _imported_ops(nodes: onnx.NodeProto, inputs: dict[str, Any]) -> list[str]:
+    want = reference(make_model([nodes], inputs, opset=21), inputs)
+    mod, _ = from_onnx(make_model([nodes], inputs, opset=21, output_values=want))
+    return [op.name for op in mod.module.walk()]
+
+
+@pytest.mark.parametrize(
+    ("op", "inputs", "attrs", "qnn"),
+    [
+        # per tensor and per axis, 8- and 16-bit: qnn.quantize / qnn.dequantize
+        (
+            "QuantizeLinear",
+            {"x": np.ones((2, 3), F32), "s": np.float32(0.1), "zp": np.int8(3)},
+            {},
+            True,
+        ),
+        (
+            "QuantizeLinear",
+            {"x": np.ones((2, 3), F32), "s": np.ones(3, F32), "zp": np.zeros(3, I16)},
+            {"axis": 1},
+            True,
+        ),
+        (
+            "DequantizeLinear",
+            {"x": np.ones((2, 3), U8), "s": np.ones(2, F32), "zp": np.zeros(2, U8)},
+            {"axis": 0},
+            True,
+        ),
+        (
+            "DequantizeLinear",
+            {"x": np.ones((2, 3), I32), "s": np.float32(0.5)},
+            {},
+            True,
+        ),
+        # forms the QNN ops do not cover stay composed from relay ops
+        (
+            "QuantizeLinear",
+            {"x": np.ones((2, 3), F32), "s": np.float32(0.1), "zp": np.uint16(3)},
+            {},
+            False,
+        ),
+        (
+            "QuantizeLinear",
+            {"x": np.ones((2, 4), F32), "s": np.ones((2, 2), F32)},
+            {"axis": 1, "block_size": 2},
+            False,
+        ),
+        (
+            "QuantizeLinear",
+            {"x": np.ones((2, 3), np.float16), "s": np.float16(0.1)},
+            {},
+            False,
+        ),
+        (
+            "DequantizeLinear",
+            {"x": np.ones((2, 3), I32), "s": np.float32(0.5), "zp": np.int32(1)},
+            {},
+            False,
+        ),
+    ],
+)
+def test_qnn_forms(
+    op: str, inputs: dict[str, Any], attrs: dict[str, Any], qnn: bool
+) -> None:
+    name = "relay.qnn.quantize" if op == "QuantizeLinear" else "relay.qnn.dequantize"
+    ops = _imported_ops(q(op, *inputs, **attrs), inputs)
+    assert (name in ops) == qnn, ops
