@@ -651,9 +651,7 @@ def weight_vector(
     if buf is None or buf.dtype.kind != "f" or is_half(buf.dtype):
         return None
 
-    def at(
-        b: int, cb: Index, ky: Index, kx: Index, ci: Index, lanes: int
-    ) -> SSAValue:
+    def at(b: int, cb: Index, ky: Index, kx: Index, ci: Index, lanes: int) -> SSAValue:
         idx = [*lead(b), cb, ky, kx, *([ci] if has_ci else []), 0]
         return kb.vload(kb.flat(buf), [kb.flat_index(idx, buf.dims)], lanes)
 
