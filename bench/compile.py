@@ -27,8 +27,11 @@ clock starts): *cold*, into an empty cache directory (``XRELAY_CACHE_DIR``), the
 * ``max err``: one run against the model's reference output.
 
 A model that does not import is reported as such and the run goes on. The closing
-lines check the targets of issue 12 (ResNet-18 <= 5 s, every model <= 15 s,
-DenseNet-121 <= 3x ResNet-18, warm builds well under a second). Figures only.
+lines set the figures against the targets (quiet 2-core machine): a cold build of
+ResNet-18 (ONNX file -> runnable) in at most 1.5 s, of every model in at most 8 s,
+a warm build (the cache's lookup and load, import excluded) in under 0.2 s; with
+each the CPU seconds, which a busy machine inflates less than the wall clock.
+Figures only.
 """
 
 from __future__ import annotations
@@ -64,6 +67,14 @@ SHORT = {
     "cache load": "c.load",
     "cache store": "c.store",
 }
+
+
+TARGET_RESNET18 = 1.5
+"""Seconds, a cold build of ResNet-18 (import included) on a quiet 2-core machine."""
+TARGET_ANY = 8.0
+"""Seconds, a cold build of any shared model."""
+TARGET_WARM = 0.2
+"""Seconds, a build from the compile cache (import excluded)."""
 
 
 def model_files(models: Path) -> dict[str, Path]:
@@ -207,15 +218,17 @@ def main(argv: list[str] | None = None) -> int:
     print()
     cold = {n: r["cold"] for n, r in results.items() if r["cold"]["ok"]}
     if "resnet18" in cold:
-        r18 = cold["resnet18"]["ready"]
-        print(f"target ResNet-18 ONNX -> runnable <= 5 s: {r18:.2f} s")
-        if "densenet121" in cold:
-            d = cold["densenet121"]["ready"]
-            print(f"target DenseNet-121 <= 3x ResNet-18: {d:.2f} s = {d / r18:.2f}x")
+        r18 = cold["resnet18"]
+        print(
+            f"target ResNet-18 cold, ONNX -> runnable <= {TARGET_RESNET18} s: "
+            f"{r18['ready']:.2f} s ({r18['cpu']:.2f} s CPU)"
+        )
     if cold:
         worst = max(cold, key=lambda n: cold[n]["ready"])
+        w = cold[worst]
         print(
-            f"target every model <= 15 s: slowest {worst} {cold[worst]['ready']:.2f} s"
+            f"target every model cold <= {TARGET_ANY} s: slowest {worst} "
+            f"{w['ready']:.2f} s ({w['cpu']:.2f} s CPU)"
         )
     warm = {
         n: r["warm"]
@@ -226,8 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         worst = max(warm, key=lambda n: warm[n]["ready"] - warm[n]["stages"]["import"])
         w = warm[worst]
         print(
-            f"warm cache, build without import: slowest {worst} "
-            f"{w['ready'] - w['stages']['import']:.2f} s"
+            f"target warm build (cache lookup + load, import excluded) < {TARGET_WARM}"
+            f" s: slowest {worst} {w['ready'] - w['stages']['import']:.2f} s"
         )
     for n, r in results.items():
         if not r["cold"]["ok"]:

@@ -41,7 +41,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, ErasedSSAValue, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -344,8 +344,37 @@ def is_complete(ty: Attribute) -> bool:
 # ---------------------------------------------------------------------------------------
 
 
+_MEMO_LIMIT = 1 << 16
+"""Entries each of the memos of :class:`RelayOp` holds at most (emptied when full)."""
+Signature: TypeAlias = tuple[object, ...]
+_VERIFIED: dict[Signature, tuple[Attribute, ...]] = {}
+"""Signatures (:meth:`RelayOp.signature`) of ops that verified, each with the
+attributes it names (held: see there)."""
+_RELATED: dict[Signature, tuple[tuple[Attribute, ...], tuple[Attribute, ...]]] = {}
+"""By op signature: (the attributes it names, the result types the type relation
+gave)."""
+
+
+def _remember(memo: dict[Signature, Any], key: Signature, value: Any) -> None:
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[key] = value
+
+
 class RelayOp(IRDLOperation):
-    """Base class of every relay op (see the module docstring)."""
+    """Base class of every relay op (see the module docstring).
+
+    Verification and the type relation are functions of an op's class, operand
+    types, properties and attributes (and result types, for verification) for ops
+    without regions: both are remembered by the identities of those attributes
+    (:meth:`signature`), so the verification after each pass and InferType's runs
+    cost a lookup for every op a pass left alone, and for ops sharing their type
+    objects. Only successes are remembered; an error is found again each time.
+    """
+
+    MEMOIZED: ClassVar[bool] = True
+    """Whether verification and the type relation may be remembered by signature
+    (``False``: an op whose attributes are large, a constant's value)."""
 
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
     """Fusion pattern kind (Relay's ``TOpPattern``)."""
@@ -485,9 +514,55 @@ class RelayOp(IRDLOperation):
 
     # -- derived helpers ----------------------------------------------------------------
 
+    def signature(
+        self, with_results: bool
+    ) -> tuple[Signature, tuple[Attribute, ...]] | None:
+        """What verification (``with_results``) or the type relation of this op
+        depend on: its class, the identities of its operand types (and result
+        types), of its properties and attributes, with the attributes themselves
+        (a memo holds them: an identity stays theirs while the entry lives). Equal
+        attributes that are distinct objects only miss the memo. ``None`` for an
+        op not remembered (see the class): with regions, successors, operands of
+        erased ops, or (for verification) last in its block (where xDSL checks
+        terminators)."""
+        if not self.MEMOIZED or self.regions or self.successors:
+            return None
+        held: list[Attribute] = []
+        for o in self.operands:
+            if isinstance(o, ErasedSSAValue):
+                return None
+            held.append(o.type)
+        count = len(held)
+        if with_results:
+            parent = self.parent
+            if parent is None or parent.last_op is self:
+                return None
+            held.extend(r.type for r in self.results)
+        names: list[str] = [*self.properties, *self.attributes]
+        held.extend(self.properties.values())
+        held.extend(self.attributes.values())
+        key = (type(self), count, *names, *map(id, held))
+        return key, tuple(held)
+
+    def verify(self, verify_nested_ops: bool = True) -> None:
+        signed = self.signature(with_results=True)
+        if signed is not None and signed[0] in _VERIFIED:
+            return
+        super().verify(verify_nested_ops)
+        if signed is not None:
+            _remember(_VERIFIED, signed[0], signed[1])
+
     def infer_result_types(self) -> Sequence[Attribute]:
         """Run the type relation on the current operand types."""
-        return self.type_relation([o.type for o in self.operands])
+        signed = self.signature(with_results=False)
+        if signed is not None:
+            known = _RELATED.get(signed[0])
+            if known is not None:
+                return list(known[1])
+        types = self.type_relation([o.type for o in self.operands])
+        if signed is not None:
+            _remember(_RELATED, signed[0], (signed[1], tuple(types)))
+        return types
 
     WIDENS_BFLOAT16: ClassVar[bool] = True
     """``compute`` sees ``bfloat16`` operands widened to ``float32`` (numpy has few

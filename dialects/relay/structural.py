@@ -118,6 +118,7 @@ class ConstantOp(RelayOp):
     result = result_def(TensorType)
     traits = traits_def(Pure(), ConstantLike(), KnownAttributes())
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    MEMOIZED: ClassVar[bool] = False  # its value: large, costly to hash
 
     def __init__(self, value: DenseIntOrFPElementsAttr | Array):
         if not isinstance(value, DenseIntOrFPElementsAttr):

@@ -295,6 +295,10 @@ in block, lane) -> value``."""
 OutAt = Callable[[Index, Index, Index], list[Index]]
 """``(output block of the tile, output column, lane) -> output index`` (in the
 current row)."""
+WeightVecAt = Callable[[int, Index, Index, Index, Index, int], SSAValue]
+"""``(output block of the tile, in-channel block, kernel row, kernel column, channel
+in block, lanes) -> vector`` of the ``lanes`` weights :data:`WeightAt` reads one by
+one (contiguous in the weight)."""
 
 
 @dataclass(frozen=True)
@@ -316,7 +320,17 @@ class RowTiles:
     Every tile runs the same code (one copy of it in the IR): the pixels (places in
     the tile) whose window can reach the padding in some tile read a clamped column,
     and a ``select`` turns the value into zero outside the data, once per pixel and
-    input channel (the reference pads with zeros too)."""
+    input channel (the reference pads with zeros too).
+
+    Given the weights as vectors (``weight_vec``) and a float type held as it is
+    stored (``f32``, ``f64``), the sums are carried as ``out_blocks * tile``
+    vectors of ``lanes`` instead of scalars: each step loads a block's weights as
+    one vector, broadcasts each pixel's input value and issues one vector
+    multiply-add per (block, pixel), the same fused multiply-adds in the same order
+    per output (bit for bit the scalar form's results), in an IR ``lanes`` times
+    smaller for every later stage (the ``llvm`` dialect, the IR text, LLVM's
+    optimisation and code generation) than the scalar sums LLVM's SLP vectoriser
+    would otherwise have to gather back into vectors."""
 
     kb: KernelBuilder
     strides: tuple[int, int]
@@ -344,6 +358,7 @@ class RowTiles:
         stage: Buffer | None = None,
         chunk: tuple[Index, Index] | None = None,
         stage_row: Index = 0,
+        weight_vec: WeightVecAt | None = None,
     ) -> None:
         """Emit output row ``y`` of ``out_blocks`` blocks of ``lanes`` channels.
         ``stage`` (an ``[out_blocks * tile, lanes]`` buffer, from its row
@@ -371,6 +386,17 @@ class RowTiles:
         zero = kb.zero(dt)
         cb_lo, cb_n = (0, self.blocks) if chunk is None else chunk
         cb_hi = kb.iadd(cb_lo, cb_n)
+        # vector sums: the weights given as vectors, every value held as stored
+        held = dt.kind == "f" and not is_half(dt)
+        vec = (
+            weight_vec is not None
+            and held
+            and lanes > 1
+            and src_dt == dt
+            and out.dtype == dt
+            and (stage is None or stage.dtype == dt)
+        )
+        width = 1 if vec else lanes  # scalars per (block, pixel) carried
 
         def over_kx(
             x: Index, cb: Index, ky: Index, kx: Index, acc: list[SSAValue]
@@ -401,6 +427,14 @@ class RowTiles:
                     ok = valid[t]
                     vs.append(v if ok is None else kb.select(ok, v, zero))
                 new: list[SSAValue] = []
+                if vec:
+                    assert weight_vec is not None
+                    splats = [kb.vsplat(v, lanes) for v in vs]
+                    for b in range(nb):
+                        wv = weight_vec(b, cb, ky, kx, ci, lanes)
+                        for t in range(tile):
+                            new.append(kb.mac(splats[t], wv, acc[b * tile + t]))
+                    return new
                 for b in range(nb):
                     ws = [
                         kb.cast(weight_at(b, cb, ky, kx, ci, oi), src_dt, dt)
@@ -420,7 +454,7 @@ class RowTiles:
             column innermost; otherwise one loop over the taps around the channel
             loop, the tap carried as an odometer of counters (kernel column
             fastest), a level of loop-carried sums instead of three."""
-            sums = nb * tile * lanes
+            sums = nb * tile * width
             # the kernel columns some pixel of the tile reaches inside the data
             # (a dilated kernel wider than the row reaches only its centre)
             if kw > 1 and (low[0] or high[-1]):
@@ -434,13 +468,16 @@ class RowTiles:
             else:
                 kx_lo, kx_hi = 0, kw
             if chunk is None:
-                init = [zero] * sums
+                init = [kb.vsplat(zero, lanes) if vec else zero] * sums
             else:
                 flat_out = kb.flat(out)
                 init = []
                 for b in range(nb):
                     for t in range(tile):
                         base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
+                        if vec:
+                            init.append(kb.vload(flat_out, [base], lanes))
+                            continue
                         init += [
                             kb.load(flat_out, [kb.iadd(base, oi)])
                             for oi in range(lanes)
@@ -509,6 +546,9 @@ class RowTiles:
                 for b in range(nb):
                     for t in range(tile):
                         base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
+                        if vec:
+                            kb.vstore(acc[b * tile + t], flat_out, [base])
+                            continue
                         for oi in range(lanes):
                             kb.store(
                                 acc[(b * tile + t) * lanes + oi],
@@ -526,12 +566,12 @@ class RowTiles:
                 return
             for b in range(nb):
                 for t in range(tile):
+                    row = kb.iadd(stage_row, b * tile + t)
+                    if vec:
+                        kb.vstore(acc[b * tile + t], stage, [row, 0])
+                        continue
                     for oi in range(lanes):
-                        kb.store(
-                            acc[(b * tile + t) * lanes + oi],
-                            stage,
-                            [kb.iadd(stage_row, b * tile + t), oi],
-                        )
+                        kb.store(acc[(b * tile + t) * lanes + oi], stage, [row, oi])
             with kb.loop(0, nb) as b, kb.loop(0, tile) as t, kb.loop(0, lanes) as oi:
                 idx = out_at(b, kb.iadd(x, t), oi)
                 row = kb.iadd(stage_row, kb.iadd(kb.imul(b, tile), t))
@@ -594,6 +634,26 @@ def weight_row(
             last["base"] = kb.flat_index(idx, buf.dims)
         flat = kb.flat(buf)
         return kb.load(flat, [kb.iadd(last["base"], oi)])
+
+    return at
+
+
+def weight_vector(
+    kb: KernelBuilder,
+    weight: Source,
+    lead: Callable[[int], list[Index]],
+    has_ci: bool = True,
+) -> WeightVecAt | None:
+    """:data:`WeightVecAt` for the weight :func:`weight_row` reads (the same
+    layout): the lanes of a tap as one vector load from its 1-D view; ``None``
+    when the weight is not stored in a buffer or not in a vector type."""
+    buf = weight.buffer
+    if buf is None or buf.dtype.kind != "f" or is_half(buf.dtype):
+        return None
+
+    def at(b: int, cb: Index, ky: Index, kx: Index, ci: Index, lanes: int) -> SSAValue:
+        idx = [*lead(b), cb, ky, kx, *([ci] if has_ci else []), 0]
+        return kb.vload(kb.flat(buf), [kb.flat_index(idx, buf.dims)], lanes)
 
     return at
 
@@ -762,6 +822,9 @@ def conv2d_tiled(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
                     epilogue,
                     stage,
                     stage_row=kb.imul(it, tasks.tile),
+                    weight_vec=weight_vector(
+                        kb, BufferSource(kb, packed), lambda _: [it], has_ci=False
+                    ),
                 )
             return []
 
@@ -889,6 +952,7 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
                     lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
                     out,
                     epilogue,
+                    weight_vec=weight_vector(kb, weight, lambda b: [kb.iadd(ob, b)]),
                 )
             return
         with plane() as idx:
@@ -908,6 +972,7 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
                 out,
                 None,
                 chunk=(cb0, size),
+                weight_vec=weight_vector(kb, weight, lambda b: [kb.iadd(ob, b)]),
             )
         if epilogue is not None:
             with plane() as idx:

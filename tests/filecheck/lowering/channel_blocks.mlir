@@ -34,7 +34,7 @@ func.func @main(%a: tensor<1x2x3x5x8xf32>, %b: tensor<1x3x3x5x8xf32>, %wa: tenso
 // CHECK:         %[[WSIZE:.*]] = arith.muli %blocks, %[[C64:.*]] : index
 // CHECK-NEXT:    %[[WEIGHT:.*]] = memref.reinterpret_cast %1 to offset: [0], sizes: [%[[WSIZE]]], strides: [1] : memref<1x?x1x1x8x8xf32> to memref<?xf32>
 // CHECK:         memref.load %[[DATA]][%{{.*}}] : memref<?xf32>
-// CHECK:         memref.load %[[WEIGHT]][%{{.*}}] : memref<?xf32>
+// CHECK:         vector.load %[[WEIGHT]][%{{.*}}] : memref<?xf32>, vector<8xf32>
 // CHECK-NOT:   func.func @k{{[0-9]+}}_fused_conv_relu_1(
 // CHECK:       func.func @k1_fused_conv_relu_2(%0: memref<1x3x3x5x8xf32> {llvm.noalias}, %1: memref<2x3x1x1x8x8xf32> {llvm.noalias}, %2: memref<1x2x3x5x8xf32> {llvm.noalias}, %tid: index, %nthreads: index, %team: !llvm.ptr) {
 // CHECK:       func.func @main(
