@@ -15,6 +15,7 @@ from xrelay.frontend.relay.structural_equal import (
     assert_structural_equal,
     structural_equal,
 )
+from xrelay.frontend.relay.structural_hash import structural_hash
 
 __all__ = [
     "IRModule",
@@ -24,4 +25,5 @@ __all__ = [
     "assert_structural_equal",
     "register_op_attr",
     "structural_equal",
+    "structural_hash",
 ]
