@@ -41,7 +41,9 @@ from xrelay.frontend.relay.expr import (
     TupleWrapper,
     Var,
 )
+from xrelay.frontend.relay.expr_equal import attr_plain
 from xrelay.frontend.relay.function import Function
+from xrelay.frontend.relay.lift import attr_value
 from xrelay.frontend.relay.text_printer import (
     VERSION,
     RelayTextPrinter,
@@ -99,6 +101,21 @@ def _attr_text(value: Any) -> str:
     return value_text(value)
 
 
+def _defaults(name: str) -> dict[str, Any]:
+    """The op's attribute defaults as Python values (attributes left at their
+    default are not written, as Relay prints them)."""
+    from xrelay.dialects.relay import OPS_BY_NAME
+
+    cls = OPS_BY_NAME.get("relay." + name)
+    if cls is None:
+        return {}
+    out: dict[str, Any] = {}
+    for key, prop in cls.get_irdl_definition().properties.items():
+        if prop.default_value is not None:
+            out[key] = attr_plain(attr_value(prop.default_value))
+    return out
+
+
 def _type(ty: Any) -> str | None:
     if ty is None:
         return None
@@ -138,7 +155,7 @@ class ExprTextPrinter:
         found = self.var_names.get(v)
         if found is not None:
             return found
-        base = "".join(c if c.isalnum() or c == "_" else "_" for c in v.name_hint)
+        base = "".join(c if c.isalnum() or c in "_/" else "_" for c in v.name_hint)
         base = base or "v"
         if base[0].isdigit():
             base = "v" + base
@@ -167,7 +184,8 @@ class ExprTextPrinter:
         """Print ``e``'s bindings into ``lines``; the text of its result."""
         memo = dict(memo)  # names bound in this block end with it
         while isinstance(e, Let):
-            value = self.value(e.value, lines, memo, ind, top=True)
+            shared = self.counts.get(id(e.value), 0) > 1
+            value = self.value(e.value, lines, memo, ind, top=not shared)
             lines.append(f"{ind}let {self.declare(e.var)} = {value};")
             e = e.body
         return self.value(e, lines, memo, ind, top=True)
@@ -189,7 +207,7 @@ class ExprTextPrinter:
             text = self.node(e, lines, memo, ind)
             if e is root and top:
                 return text
-            if isinstance(e, Var | Constant | GlobalVar) or text.startswith("{"):
+            if isinstance(e, Var | Constant | GlobalVar):
                 memo[id(e)] = text
             else:
                 name = self.fresh()
@@ -257,7 +275,12 @@ class ExprTextPrinter:
             if callee.startswith(("fn", "if", "{")):
                 callee = f"({callee})"
         args = [memo[id(a)] for a in e.args]
-        attrs = [f"{k}={_attr_text(v)}" for k, v in e.attrs.items()]
+        defaults = _defaults(op.name) if isinstance(op, Op) else {}
+        attrs = [
+            f"{k}={_attr_text(v)}"
+            for k, v in e.attrs.items()
+            if k not in defaults or attr_plain(v) != defaults[k]
+        ]
         return f"{callee}({', '.join(args + attrs)})"
 
 

@@ -81,7 +81,7 @@ _TOKEN = re.compile(
   | (?P<header>\#\[[^\]]*\])
   | (?P<arrow>->)
   | (?P<global>@[A-Za-z_][\w.]*)
-  | (?P<local>%[A-Za-z0-9_][\w]*)
+  | (?P<local>%[A-Za-z0-9_][\w/]*)
   | (?P<number>(?:\d+\.\d*|\d+)(?:[eE][+-]?\d+)?(?:f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64|i|u)?)
   | (?P<string>"(?:[^"\\]|\\.)*")
   | (?P<ident>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)
