@@ -69,6 +69,29 @@ def attr_plain(value: Any) -> Any:
     return value
 
 
+def op_defaults(name: str) -> dict[str, Any]:
+    """The attribute defaults of the op named ``name`` as plain Python values."""
+    from xrelay.dialects.relay import OPS_BY_NAME
+    from xrelay.frontend.relay.lift import attr_value
+
+    cls = OPS_BY_NAME.get("relay." + name)
+    if cls is None:
+        return {}
+    out: dict[str, Any] = {}
+    for key, prop in cls.get_irdl_definition().properties.items():
+        if prop.default_value is not None:
+            out[key] = attr_plain(attr_value(prop.default_value))
+    return out
+
+
+def call_attrs(call: Call) -> dict[str, Any]:
+    """A call's attributes with the op's defaults filled in (defaults count)."""
+    given = {k: attr_plain(v) for k, v in call.attrs.items()}
+    if isinstance(call.op, Op):
+        return {**op_defaults(call.op.name), **given}
+    return given
+
+
 def constants_equal(a: Constant, b: Constant) -> bool:
     x, y = a.data.numpy(), b.data.numpy()
     if x.dtype != y.dtype or x.shape != y.shape:
@@ -179,8 +202,7 @@ class TreeComparer:
         if isinstance(a, Call):
             if len(a.args) != len(b.args):
                 raise self.fail("two calls have different numbers of arguments")
-            ka = {k: attr_plain(v) for k, v in a.attrs.items()}
-            kb = {k: attr_plain(v) for k, v in b.attrs.items()}
+            ka, kb = call_attrs(a), call_attrs(b)
             if ka != kb:
                 raise self.fail(f"call attributes differ: {ka} vs {kb}")
             return [

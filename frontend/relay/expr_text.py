@@ -41,9 +41,8 @@ from xrelay.frontend.relay.expr import (
     TupleWrapper,
     Var,
 )
-from xrelay.frontend.relay.expr_equal import attr_plain
+from xrelay.frontend.relay.expr_equal import attr_plain, op_defaults
 from xrelay.frontend.relay.function import Function
-from xrelay.frontend.relay.lift import attr_value
 from xrelay.frontend.relay.text_printer import (
     VERSION,
     RelayTextPrinter,
@@ -99,21 +98,6 @@ def _attr_text(value: Any) -> str:
     if hasattr(value, "value") and not isinstance(value, str):  # tir.IntImm
         return value_text(value.value)
     return value_text(value)
-
-
-def _defaults(name: str) -> dict[str, Any]:
-    """The op's attribute defaults as Python values (attributes left at their
-    default are not written, as Relay prints them)."""
-    from xrelay.dialects.relay import OPS_BY_NAME
-
-    cls = OPS_BY_NAME.get("relay." + name)
-    if cls is None:
-        return {}
-    out: dict[str, Any] = {}
-    for key, prop in cls.get_irdl_definition().properties.items():
-        if prop.default_value is not None:
-            out[key] = attr_plain(attr_value(prop.default_value))
-    return out
 
 
 def _type(ty: Any) -> str | None:
@@ -275,7 +259,7 @@ class ExprTextPrinter:
             if callee.startswith(("fn", "if", "{")):
                 callee = f"({callee})"
         args = [memo[id(a)] for a in e.args]
-        defaults = _defaults(op.name) if isinstance(op, Op) else {}
+        defaults = op_defaults(op.name) if isinstance(op, Op) else {}
         attrs = [
             f"{k}={_attr_text(v)}"
             for k, v in e.attrs.items()

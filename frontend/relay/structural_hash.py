@@ -42,7 +42,7 @@ from xrelay.frontend.relay.expr import (
     TupleWrapper,
     Var,
 )
-from xrelay.frontend.relay.expr_equal import attr_plain
+from xrelay.frontend.relay.expr_equal import attr_plain, call_attrs
 from xrelay.frontend.relay.function import Function
 
 
@@ -292,7 +292,7 @@ def _tree_node(e: Any, kids: list[int], numbers: dict[Var, int]) -> int:
     if isinstance(e, GlobalVar):
         return _h("global", e.name_hint)
     if isinstance(e, Call):
-        attrs = sorted((k, repr(attr_plain(v))) for k, v in e.attrs.items())
+        attrs = sorted((k, repr(v)) for k, v in call_attrs(e).items())
         return _h("call", tuple(attrs), tuple(kids))
     if isinstance(e, Let):
         return _h("let", numbers[e.var], _type_key(e.var.type_annotation), *kids)

@@ -351,7 +351,9 @@ class _Parser:
                 self.next()
                 var_tok = self.next()
                 if var_tok.kind != "local":
-                    raise self.error("expected a variable after 'free_var'", var_tok)
+                    raise self.error(
+                        f"expected a variable after 'free_var', got '{var_tok.text}'", var_tok
+                    )
                 ty = self.type_() if self.accept(":") else None
                 self.expect(";")
                 self.scopes[0][var_tok.text] = Var(var_tok.text[1:], ty)
@@ -360,7 +362,7 @@ class _Parser:
                 self.next()
                 var_tok = self.next()
                 if var_tok.kind != "local":
-                    raise self.error("expected a variable after 'let'", var_tok)
+                    raise self.error(f"expected a variable after 'let', got '{var_tok.text}'", var_tok)
                 ty = self.type_() if self.accept(":") else None
                 self.expect("=")
                 var = Var(var_tok.text[1:], ty)
