@@ -565,7 +565,7 @@ class _Parser:
         if dtype.startswith("float"):
             with np.errstate(over="ignore"):
                 array = np.array(value, dtype=dtype)
-            if not np.isfinite(array):
+            if not np.isfinite(array) or abs(value) > float(np.finfo(dtype).max):
                 raise self.error(f"{tok.text} does not fit in {dtype}", tok)
             return Constant(array)
         info = np.iinfo(dtype)
