@@ -150,7 +150,10 @@ class TreeComparer:
     def run(self, lhs: Any, rhs: Any) -> None:
         stack: list[tuple[Any, Any, str]] = [(lhs, rhs, "the result")]
         while stack:
-            a, b, self.where = stack.pop()
+            top = stack.pop()
+            a: Any = top[0]
+            b: Any = top[1]
+            self.where = top[2]
             if isinstance(a, TupleWrapper):
                 a = a.astuple()
             if isinstance(b, TupleWrapper):
@@ -193,10 +196,7 @@ class TreeComparer:
         what = type(a).__name__
         if isinstance(a, Call):
             what = a.op.name if isinstance(a.op, Op) else "a call"
-        return [
-            (x, y, f"{name} of {what}")
-            for x, y, name in self.pairs_of(a, b)
-        ]
+        return [(x, y, f"{name} of {what}") for x, y, name in self.pairs_of(a, b)]
 
     def pairs_of(self, a: Expr, b: Any) -> list[tuple[Any, Any, str]]:
         if isinstance(a, Call):

@@ -505,3 +505,7 @@ def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> 
         f"not structurally equal: {reason}\n"
         f"--- lhs ---\n{_text(lhs)}\n--- rhs ---\n{_text(rhs)}"
     )
+
+
+as_ir = _as_ir
+module_of = _module_of

@@ -164,8 +164,10 @@ class _IRHasher:
             func = self.callee(op)
             private = func is not None and (
                 PRIMITIVE in func.attributes
-                or (func.sym_visibility is not None)
-                and func.sym_visibility.data == "private"
+                or (
+                    func.sym_visibility is not None
+                    and func.sym_visibility.data == "private"
+                )
             )
             callee = self.func(func) if func is not None and private else str(op.callee)
         operands = tuple(self.use(o, memo) for o in op.operands)
@@ -174,11 +176,13 @@ class _IRHasher:
 
 
 def _ir_hash(x: Any, map_free_vars: bool) -> int:
-    from xrelay.frontend.relay.structural_equal import _as_ir, _module_of
+    from xrelay.frontend.relay.structural_equal import as_ir, module_of
 
-    ir, free = _as_ir(x)
-    if free and not map_free_vars:  # free variables are equal only to themselves
-        return _h("free", tuple(id(v) for v in free), _IRHasher(_module_of(ir)).func(ir))
+    ir, free = as_ir(x)
+    if (
+        isinstance(ir, FuncOp) and free and not map_free_vars
+    ):  # free variables are equal only to themselves
+        return _h("free", tuple(id(v) for v in free), _IRHasher(module_of(ir)).func(ir))
     if isinstance(ir, ModuleOp):
         hasher = _IRHasher(ir)
         public = sorted(
@@ -187,7 +191,7 @@ def _ir_hash(x: Any, map_free_vars: bool) -> int:
             if isinstance(f, FuncOp) and PRIMITIVE not in f.attributes
         )
         return _h("module", tuple(public))
-    return _IRHasher(_module_of(ir)).func(ir)
+    return _IRHasher(module_of(ir)).func(ir)
 
 
 # -- expression trees -------------------------------------------------------------------

@@ -352,7 +352,8 @@ class _Parser:
                 var_tok = self.next()
                 if var_tok.kind != "local":
                     raise self.error(
-                        f"expected a variable after 'free_var', got '{var_tok.text}'", var_tok
+                        f"expected a variable after 'free_var', got '{var_tok.text}'",
+                        var_tok,
                     )
                 ty = self.type_() if self.accept(":") else None
                 self.expect(";")
@@ -362,7 +363,10 @@ class _Parser:
                 self.next()
                 var_tok = self.next()
                 if var_tok.kind != "local":
-                    raise self.error(f"expected a variable after 'let', got '{var_tok.text}'", var_tok)
+                    raise self.error(
+                        f"expected a variable after 'let', got '{var_tok.text}'",
+                        var_tok,
+                    )
                 ty = self.type_() if self.accept(":") else None
                 self.expect("=")
                 var = Var(var_tok.text[1:], ty)
@@ -821,7 +825,9 @@ def parse(
 def _is_mlir(text: str) -> bool:
     """xrelay's own IR (what ``IRModule.astext()`` writes), not Relay text."""
     head = text.lstrip()
-    return head.startswith(("builtin.module", '"builtin.module"', "func.func", "module"))
+    return head.startswith(
+        ("builtin.module", '"builtin.module"', "func.func", "module")
+    )
 
 
 def _parse_mlir(text: str, source_name: str) -> Any:

@@ -79,7 +79,10 @@ def test_lets_sequences_and_graph_bindings() -> None:
     shared = relay.add(relay.const(1), relay.const(2))
     same("%0 = 1 + 2; (%0, %0)", relay.Tuple([shared, shared]))
     copied = relay.Tuple(
-        [relay.add(relay.const(1), relay.const(2)), relay.add(relay.const(1), relay.const(2))]
+        [
+            relay.add(relay.const(1), relay.const(2)),
+            relay.add(relay.const(1), relay.const(2)),
+        ]
     )
     assert not structural_equal(relay.parse_expr("%0 = 1 + 2; (%0, %0)"), copied)
 
@@ -96,7 +99,9 @@ def test_free_variables_projections_and_calls() -> None:
     curried = relay.Function([a], relay.Function([b], relay.add(a, b)))
     same(
         "let %g = fn (%a) { fn (%b) { %a + %b } }; %g(1)(2)",
-        relay.Let(g, curried, relay.Call(relay.Call(g, [relay.const(1)]), [relay.const(2)])),
+        relay.Let(
+            g, curried, relay.Call(relay.Call(g, [relay.const(1)]), [relay.const(2)])
+        ),
     )
     same("(fn (%a) { %a })(5)", relay.Call(relay.Function([a], a), [relay.const(5)]))
 
@@ -117,8 +122,14 @@ def test_operators_globals_and_types() -> None:
     with pytest.raises(DiagnosticError, match="unknown operator"):
         relay.parse_expr("no_such_op(1)")
     t = relay.Var("t", relay.TensorType((relay.Any(), 4), "int8"))
-    same("let %t: Tensor[(?, 4), int8] = (); ()", relay.Let(t, relay.Tuple([]), relay.Tuple([])))
-    same("let %u: _ = (); ()", relay.Let(relay.Var("u"), relay.Tuple([]), relay.Tuple([])))
+    same(
+        "let %t: Tensor[(?, 4), int8] = (); ()",
+        relay.Let(t, relay.Tuple([]), relay.Tuple([])),
+    )
+    same(
+        "let %u: _ = (); ()",
+        relay.Let(relay.Var("u"), relay.Tuple([]), relay.Tuple([])),
+    )
     assert not structural_equal(
         relay.parse_expr("let %u: int32 = (); ()"),
         relay.parse_expr("let %u: int64 = (); ()"),
@@ -156,7 +167,9 @@ def test_bare_expression_and_meta_table() -> None:
         {"relay.Constant": [relay.const(value)]},
     )
     y = relay.var("y", shape=(2, 3))
-    assert_structural_equal(mod["main"], relay.Function([y], relay.add(y, relay.const(value))))
+    assert_structural_equal(
+        mod["main"], relay.Function([y], relay.add(y, relay.const(value)))
+    )
 
 
 def test_errors_name_line_column_and_token() -> None:

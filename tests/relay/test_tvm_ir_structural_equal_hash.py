@@ -26,7 +26,9 @@ from xrelay.ir import structural_equal, structural_hash
 def agree(a: Any, b: Any, map_free_vars: bool = False) -> bool:
     forward = structural_equal(a, b, map_free_vars)
     assert forward == structural_equal(b, a, map_free_vars)
-    hashes_equal = structural_hash(a, map_free_vars) == structural_hash(b, map_free_vars)
+    hashes_equal = structural_hash(a, map_free_vars) == structural_hash(
+        b, map_free_vars
+    )
     assert forward == hashes_equal
     return forward
 

@@ -20,14 +20,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import xrelay.relay.testing
+import xrelay.relay.testing  # noqa: F401  (relay.testing)
 from xrelay import relay
 from xrelay.ir import assert_structural_equal
 
 HEADER = '#[version = "0.0.5"]\n'
 SHARED = Path(
     os.environ.get(
-        "XRELAY_SHARED_MODELS", Path(__file__).resolve().parents[3] / "shared" / "models"
+        "XRELAY_SHARED_MODELS",
+        Path(__file__).resolve().parents[3] / "shared" / "models",
     )
 )
 MODELS = sorted(SHARED.glob("*.onnx")) if SHARED.is_dir() else []
@@ -103,7 +104,9 @@ def test_lets_in_branches_and_odd_names() -> None:
     v = relay.var("v")
     inner = relay.Let(v, x, relay.negative(v))
     then = relay.Let(relay.var("w"), x, relay.exp(x))
-    text = round_trip(relay.Function([x, c], relay.If(c, then, relay.add(inner, inner))))
+    text = round_trip(
+        relay.Function([x, c], relay.If(c, then, relay.add(inner, inner)))
+    )
     assert "%c: bool" in text
     assert "base/x" in round_trip(relay.var("base/x") + relay.var("7"))
 
