@@ -22,6 +22,7 @@ used as a value or capturing a variable), ``extern`` and graph-level ``free_var`
 from __future__ import annotations
 
 import base64
+import bisect
 import json
 import re
 import struct
@@ -160,6 +161,7 @@ class _Parser:
         self.final_tuple: Tuple | None = None
         """The tuple literal a body just read ended in (see ``function_rest``)."""
         self.globals: dict[str, GlobalVar] = {}
+        self.newlines: list[int] | None = None
         self.literals: set[int] = set()
         """ids of the constants read as number literals (``-`` folds into them)."""
         self.module_mode = True
@@ -197,8 +199,14 @@ class _Parser:
                 k += 1
         raise self.error_at(pos, "unterminated comment '/*'")
 
+    def line_of(self, pos: int) -> int:
+        """The 1-based line of offset ``pos`` (a binary search: no rescan)."""
+        if self.newlines is None:
+            self.newlines = [m.start() for m in re.finditer("\n", self.text)]
+        return bisect.bisect_left(self.newlines, pos) + 1
+
     def location(self, pos: int) -> str:
-        line = self.text.count("\n", 0, pos) + 1
+        line = self.line_of(pos)
         col = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
         return f"{self.source}:{line}:{col}"
 
@@ -441,7 +449,7 @@ class _Parser:
     ) -> Expr:
         if isinstance(callee, Op):
             call = Call(callee, args, attrs)
-            call.site = (self.source, self.text.count("\n", 0, tok.pos) + 1)
+            call.site = (self.source, self.line_of(tok.pos))
             return call
         if attrs:
             raise self.error("only operators take attributes", tok)
