@@ -150,6 +150,7 @@ class _Parser:
     ) -> None:
         self.source = source
         self.text = text
+        self.newlines: list[int] | None = None
         program, metadata = _split_metadata(text)
         self.tokens = self.tokenize(program)
         self.i = 0
@@ -161,7 +162,6 @@ class _Parser:
         self.final_tuple: Tuple | None = None
         """The tuple literal a body just read ended in (see ``function_rest``)."""
         self.globals: dict[str, GlobalVar] = {}
-        self.newlines: list[int] | None = None
         self.literals: set[int] = set()
         """ids of the constants read as number literals (``-`` folds into them)."""
         self.module_mode = True
