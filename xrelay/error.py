@@ -3,9 +3,11 @@ runtime raises, for scripts that catch them."""
 
 from __future__ import annotations
 
+from xrelay.frontend.relay.text_parser import DiagnosticError
+
 
 class TVMError(RuntimeError):
     """An error TVM reports from its C++ runtime (here: an op registered twice)."""
 
 
-__all__ = ["TVMError"]
+__all__ = ["DiagnosticError", "TVMError"]

@@ -181,8 +181,16 @@ class Expr:
         """The expression itself (for symmetry with :class:`TupleWrapper`)."""
         return self
 
-    def astext(self, show_meta_data: bool = True) -> str:
-        """The module made by ``IRModule.from_expr(self)`` as text."""
+    def astext(self, show_meta_data: bool = True, fmt: str = "relay") -> str:
+        """The expression in Relay's text format (TVM's ``astext``, read back by
+        ``relay.parse_expr``); ``fmt="mlir"``: the module made by
+        ``IRModule.from_expr(self)`` as xrelay's IR."""
+        if fmt == "relay":
+            from xrelay.frontend.relay.expr_text import expr_to_text
+
+            return expr_to_text(cast(Any, self), show_meta_data)
+        if fmt != "mlir":
+            raise ValueError(f"astext: fmt is 'relay' or 'mlir', not {fmt!r}")
         from xrelay.frontend.relay.module import IRModule
 
         # (cast: pyright sees this package under two paths, see the Makefile)
@@ -190,7 +198,7 @@ class Expr:
         return IRModule.from_expr(me).astext(show_meta_data=show_meta_data)
 
     def __str__(self) -> str:
-        return self.astext(show_meta_data=False)
+        return self.astext(show_meta_data=False, fmt="mlir")
 
     def _short(self) -> str:
         return type(self).__name__
@@ -354,6 +362,12 @@ class Op:
 
         registry.defined(self).attrs_type_key = str(key)
 
+    def astext(self, show_meta_data: bool = True) -> str:
+        """The operator's name in Relay's text format."""
+        from xrelay.frontend.relay.expr_text import expr_to_text
+
+        return expr_to_text(self, show_meta_data)
+
 
 class GlobalVar(Expr):
     """The name of a module-level function (``@f``); equal when the names are equal.
@@ -497,8 +511,8 @@ class TupleWrapper:
     def astuple(self) -> Expr:
         return self.tuple_value
 
-    def astext(self, show_meta_data: bool = True) -> str:
-        return self.tuple_value.astext(show_meta_data)
+    def astext(self, show_meta_data: bool = True, fmt: str = "relay") -> str:
+        return self.tuple_value.astext(show_meta_data, fmt)
 
     def __getitem__(self, index: int) -> TupleGetItem:
         if not -self.size <= index < self.size:

@@ -389,8 +389,55 @@ def _as_ir(x: Any) -> tuple[ModuleOp | FuncOp, list[Any]]:
     raise TypeError(f"cannot compare {type(x).__name__} structurally")
 
 
+def is_tree(x: Any) -> bool:
+    """``x`` is a relay expression tree (not IR, not a function view)."""
+    from xrelay.frontend.relay.expr import Expr, Op, TupleWrapper
+    from xrelay.frontend.relay.function_view import FunctionView
+
+    return isinstance(x, Expr | Op | TupleWrapper) and not isinstance(x, FunctionView)
+
+
+def buildable(x: Any) -> bool:
+    """``x`` can be compared as IR (a tree the IR cannot hold cannot)."""
+    from xrelay.frontend.relay.expr import Op
+
+    if not is_tree(x):
+        return True
+    if isinstance(x, Op):
+        return False
+    try:
+        _as_ir(x)
+    except Exception:  # any build failure: compared as a tree instead
+        return False
+    return True
+
+
+def type_key(x: Any) -> str | None:
+    """A type (``relay.TensorType``, ``TupleType``, ``FuncType`` or an IR type) as
+    text, or None if ``x`` is not a type."""
+    from xrelay.dialects.relay.base import is_unknown
+    from xrelay.frontend.relay.ty import FuncType, TensorType, TupleType, to_ir
+
+    if not isinstance(x, TensorType | TupleType | FuncType | Attribute):
+        return None
+    try:
+        ir = to_ir(x)
+    except Exception:  # a type the IR has no form for: not comparable here
+        return None
+    return "_" if is_unknown(ir) else str(ir)
+
+
 def compare(lhs: Any, rhs: Any, map_free_vars: bool = False) -> str | None:
     """None if ``lhs`` and ``rhs`` are structurally equal, else the first difference."""
+    key_a, key_b = type_key(lhs), type_key(rhs)
+    if key_a is not None or key_b is not None:
+        if key_a == key_b:
+            return None
+        return f"the types {key_a or type(lhs).__name__} and {key_b or type(rhs).__name__} differ"
+    if is_tree(lhs) and is_tree(rhs):
+        from xrelay.frontend.relay.expr_equal import tree_compare
+
+        return tree_compare(lhs, rhs, map_free_vars)
     a, free_a = _as_ir(lhs)
     b, free_b = _as_ir(rhs)
     if type(a) is not type(b):
@@ -438,6 +485,8 @@ def _text(x: Any) -> str:
     from xrelay.dialects.relay.printing import elide_constants
     from xrelay.frontend.relay.text_printer import TextPrintError, to_relay_text
 
+    if not buildable(x):
+        return x.astext(show_meta_data=False)
     ir, _ = _as_ir(x)
     try:
         return to_relay_text(ir, show_meta_data=False)
@@ -456,3 +505,7 @@ def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> 
         f"not structurally equal: {reason}\n"
         f"--- lhs ---\n{_text(lhs)}\n--- rhs ---\n{_text(rhs)}"
     )
+
+
+as_ir = _as_ir
+module_of = _module_of

@@ -22,6 +22,7 @@ used as a value or capturing a variable), ``extern`` and graph-level ``free_var`
 from __future__ import annotations
 
 import base64
+import bisect
 import json
 import re
 import struct
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
+from xdsl.parser import Parser
 
 from xrelay.dialects.relay.base import UNKNOWN
 from xrelay.frontend.relay.analysis import free_vars
@@ -51,7 +53,11 @@ from xrelay.frontend.relay.ty import Any as AnyDim
 from xrelay.frontend.relay.ty import FuncType, TensorType, TupleType, TypeLike
 
 
-class RelayTextError(ValueError):
+class DiagnosticError(ValueError):
+    """TVM's ``tvm.error.DiagnosticError``: the text could not be parsed."""
+
+
+class RelayTextError(DiagnosticError):
     """The text is not Relay's text format, or uses a construct xrelay leaves out.
     The message starts with ``<source>:<line>:<col>: error:``; ``location`` and
     ``message`` hold the two parts."""
@@ -72,15 +78,16 @@ class Token:
 _TOKEN = re.compile(
     r"""
     (?P<ws>\s+)
-  | (?P<comment>/\*.*?\*/|//[^\n]*)
+  | (?P<comment>//[^\n]*)
   | (?P<header>\#\[[^\]]*\])
   | (?P<arrow>->)
   | (?P<global>@[A-Za-z_][\w.]*)
-  | (?P<local>%[A-Za-z0-9_][\w]*)
-  | (?P<number>-?(?:\d+\.\d*|\d+)(?:[eE][+-]?\d+)?(?:f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64|i|u)?)
+  | (?P<local>%[A-Za-z0-9_][\w/]*)
+  | (?P<number>(?:\d+\.\d*|\d+)(?:[eE][+-]?\d+)?(?:f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64|i|u)?)
   | (?P<string>"(?:[^"\\]|\\.)*")
   | (?P<ident>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)
-  | (?P<punct>[()\[\]{},;=:.?*])
+  | (?P<binop><=|>=|==|!=|[*/+<>-])
+  | (?P<punct>[()\[\]{},;=:.?])
   | (?P<other>=>|\S)
     """,
     re.VERBOSE | re.DOTALL,
@@ -110,7 +117,23 @@ _OUT_OF_SCOPE = {
     "ref_read": "references (ref_read)",
     "ref_write": "references (ref_write)",
     "extern": "extern definitions",
-    "free_var": "free_var",
+}
+
+
+_PRECEDENCE = {
+    "*": 4, "/": 4, "+": 3, "-": 3, "<": 2, ">": 2, "<=": 2, ">=": 2, "==": 1, "!=": 1,
+}  # fmt: skip
+_BINARY = {
+    "*": "multiply",
+    "/": "divide",
+    "+": "add",
+    "-": "subtract",
+    "<": "less",
+    ">": "greater",
+    "<=": "less_equal",
+    ">=": "greater_equal",
+    "==": "equal",
+    "!=": "not_equal",
 }
 
 
@@ -127,6 +150,7 @@ class _Parser:
     ) -> None:
         self.source = source
         self.text = text
+        self.newlines: list[int] | None = None
         program, metadata = _split_metadata(text)
         self.tokens = self.tokenize(program)
         self.i = 0
@@ -138,6 +162,10 @@ class _Parser:
         self.final_tuple: Tuple | None = None
         """The tuple literal a body just read ended in (see ``function_rest``)."""
         self.globals: dict[str, GlobalVar] = {}
+        self.literals: set[int] = set()
+        """ids of the constants read as number literals (``-`` folds into them)."""
+        self.module_mode = True
+        """Reading ``def``s (closures are errors); False for one expression."""
 
     # -- tokens -------------------------------------------------------------------------
 
@@ -145,6 +173,9 @@ class _Parser:
         out: list[Token] = []
         pos = 0
         while pos < len(text):
+            if text.startswith("/*", pos):  # block comments nest
+                pos = self.skip_comment(text, pos)
+                continue
             m = _TOKEN.match(text, pos)
             if m is None:
                 raise self.error_at(pos, f"unexpected character {text[pos]!r}")
@@ -155,8 +186,27 @@ class _Parser:
         out.append(Token("eof", "", len(text)))
         return out
 
+    def skip_comment(self, text: str, pos: int) -> int:
+        depth, k = 0, pos
+        while k < len(text):
+            if text.startswith("/*", k):
+                depth, k = depth + 1, k + 2
+            elif text.startswith("*/", k):
+                depth, k = depth - 1, k + 2
+                if depth == 0:
+                    return k
+            else:
+                k += 1
+        raise self.error_at(pos, "unterminated comment '/*'")
+
+    def line_of(self, pos: int) -> int:
+        """The 1-based line of offset ``pos`` (a binary search: no rescan)."""
+        if self.newlines is None:
+            self.newlines = [m.start() for m in re.finditer("\n", self.text)]
+        return bisect.bisect_left(self.newlines, pos) + 1
+
     def location(self, pos: int) -> str:
-        line = self.text.count("\n", 0, pos) + 1
+        line = self.line_of(pos)
         col = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
         return f"{self.source}:{line}:{col}"
 
@@ -176,7 +226,7 @@ class _Parser:
 
     def at(self, text: str, k: int = 0) -> bool:
         tok = self.peek(k)
-        return tok.text == text and tok.kind in ("punct", "ident", "arrow")
+        return tok.text == text and tok.kind in ("punct", "ident", "arrow", "binop")
 
     def accept(self, text: str) -> bool:
         if self.at(text):
@@ -197,6 +247,29 @@ class _Parser:
             raise self.error(f"{what} is not supported by xrelay", tok)
 
     # -- module -------------------------------------------------------------------------
+
+    def whole_expression(self) -> Any:
+        while self.peek().kind == "header":
+            self.next()
+        self.scopes.append({})
+        try:
+            expr = self.body()
+        except RecursionError:
+            raise self.error(
+                "the expression is nested too deeply to parse (Python's recursion "
+                "limit)"
+            ) from None
+        if self.peek().kind != "eof":
+            raise self.error(f"unexpected '{self.peek().text}' after the expression")
+        return expr
+
+    def is_expression(self) -> bool:
+        """The text (after its headers) is one expression, not ``def``s."""
+        k = 0
+        while self.peek(k).kind == "header":
+            k += 1
+        tok = self.peek(k)
+        return tok.kind != "eof" and tok.text not in ("def", "type", "extern")
 
     def module(self) -> list[tuple[str, Function, Token]]:
         defs: list[tuple[str, Function, Token]] = []
@@ -270,52 +343,117 @@ class _Parser:
         raise self.error(f"{tok.text} is not defined here", tok)
 
     def body(self) -> Expr:
-        """Bindings then one expression, up to the closing brace."""
-        tok = self.peek()
-        if tok.kind == "local" and self.at("=", 1):
-            self.next()
-            self.next()
-            value = self.expr()
-            self.expect(";")
-            self.scopes[-1][tok.text] = value
-            return self.body()
-        if tok.kind == "ident" and tok.text == "let":
-            self.next()
-            var_tok = self.next()
-            if var_tok.kind != "local":
-                raise self.error("expected a variable after 'let'", var_tok)
-            ty = self.type_() if self.accept(":") else None
-            self.expect("=")
-            value = self.expr()
-            self.expect(";")
-            var = Var(var_tok.text[1:], ty)
-            self.scopes.append({var_tok.text: var})
-            rest = self.body()
-            self.scopes.pop()
-            return Let(var, value, rest)
-        paren = self.at("(")
-        final = self.expr()
-        self.final_tuple = final if paren and isinstance(final, Tuple) else None
+        """Bindings then one expression, up to the closing brace; ``e1; e2`` is
+        ``let %_ = e1; e2``. Iterative: long binding chains do not recurse."""
+        lets: list[tuple[Var, Expr, int]] = []  # (var, value, scopes to pop)
+        while True:
+            tok = self.peek()
+            if tok.kind == "local" and self.at("=", 1):
+                self.next()
+                self.next()
+                value = self.expr()
+                self.expect(";")
+                self.scopes[-1][tok.text] = value
+                continue
+            if tok.kind == "ident" and tok.text == "free_var":
+                self.next()
+                var_tok = self.next()
+                if var_tok.kind != "local":
+                    raise self.error(
+                        f"expected a variable after 'free_var', got '{var_tok.text}'",
+                        var_tok,
+                    )
+                ty = self.type_() if self.accept(":") else None
+                self.expect(";")
+                self.scopes[0][var_tok.text] = Var(var_tok.text[1:], ty)
+                continue
+            if tok.kind == "ident" and tok.text == "let":
+                self.next()
+                var_tok = self.next()
+                if var_tok.kind != "local":
+                    raise self.error(
+                        f"expected a variable after 'let', got '{var_tok.text}'",
+                        var_tok,
+                    )
+                ty = self.type_() if self.accept(":") else None
+                self.expect("=")
+                var = Var(var_tok.text[1:], ty)
+                self.scopes.append({var_tok.text: var})  # in scope in its value
+                value = self.expr()
+                self.expect(";")
+                lets.append((var, value, 1))
+                continue
+            paren = self.at("(")
+            final = self.expr()
+            if self.at(";"):
+                self.next()
+                lets.append((Var("_"), final, 0))
+                continue
+            break
+        self.final_tuple = (
+            final if paren and not lets and isinstance(final, Tuple) else None
+        )
+        for var, value, scopes in reversed(lets):
+            final = Let(var, value, final)
+            for _ in range(scopes):
+                self.scopes.pop()
         return final
 
-    def expr(self) -> Expr:
+    def expr(self, min_precedence: int = 1) -> Expr:
+        """Binary operators by precedence (``*`` ``/``, then ``+`` ``-``, then
+        comparisons, then ``==`` ``!=``), left-associative."""
+        lhs = self.unary()
+        while True:
+            tok = self.peek()
+            level = _PRECEDENCE.get(tok.text, 0) if tok.kind == "binop" else 0
+            if level < min_precedence:
+                return lhs
+            self.next()
+            rhs = self.expr(level + 1)
+            lhs = Call(Op.get(_BINARY[tok.text]), [lhs, rhs])
+
+    def unary(self) -> Expr:
+        """``-e``: a negative literal for a number, ``negative(e)`` otherwise."""
+        tok = self.peek()
+        if tok.kind == "binop" and tok.text == "-":
+            self.next()
+            operand = self.unary()
+            if isinstance(operand, Constant) and id(operand) in self.literals:
+                negated = Constant(-operand.data.numpy())
+                self.literals.add(id(negated))
+                return negated
+            return Call(Op.get("negative"), [operand])
+        value = self.postfix()
+        if not isinstance(value, Expr):
+            return cast(Expr, value)  # an operator used as a value (``add``)
+        return value
+
+    def postfix(self) -> Expr | Op:
         node = self.primary()
         while True:
             if self.at("("):
                 start = self.peek()
                 args, attrs = self.arguments()
-                if attrs:
-                    raise self.error("only operators take attributes", start)
-                node = self.call_value(node, args, start)
+                node = self.call_value(node, args, attrs, start)
             elif self.at(".") and self.peek(1).kind == "number":
                 self.next()
                 index = self.next()
+                if isinstance(node, Op):
+                    raise self.error("an operator has no fields", index)
                 node = TupleGetItem(node, int(index.text))
             else:
                 return node
 
-    def call_value(self, callee: Expr, args: list[Expr], tok: Token) -> Expr:
-        if isinstance(callee, Function):
+    def call_value(
+        self, callee: Expr | Op, args: list[Expr], attrs: dict[str, Any], tok: Token
+    ) -> Expr:
+        if isinstance(callee, Op):
+            call = Call(callee, args, attrs)
+            call.site = (self.source, self.line_of(tok.pos))
+            return call
+        if attrs:
+            raise self.error("only operators take attributes", tok)
+        if self.module_mode and isinstance(callee, Function):
             captured = free_vars(callee)
             if captured:
                 names = ", ".join(f"%{v.name_hint}" for v in captured)
@@ -324,14 +462,13 @@ class _Parser:
                     "not supported by xrelay",
                     tok,
                 )
-            return Call(callee, args)
-        if isinstance(callee, GlobalVar):
-            return Call(callee, args)
-        raise self.error(
-            "first-class closures (calling a value that is not a function) are not "
-            "supported by xrelay",
-            tok,
-        )
+        elif self.module_mode and not isinstance(callee, GlobalVar | Function):
+            raise self.error(
+                "first-class closures (calling a value that is not a function) are "
+                "not supported by xrelay",
+                tok,
+            )
+        return Call(callee, args)
 
     def arguments(self) -> tuple[list[Expr], dict[str, Any]]:
         self.expect("(")
@@ -350,7 +487,7 @@ class _Parser:
         self.expect(")")
         return args, attrs
 
-    def primary(self) -> Expr:
+    def primary(self) -> Expr | Op:
         tok = self.peek()
         if tok.kind == "local":
             self.next()
@@ -361,7 +498,9 @@ class _Parser:
             return self.globals.setdefault(name, GlobalVar(name))
         if tok.kind == "number":
             self.next()
-            return self.literal(tok)
+            lit = self.literal(tok)
+            self.literals.add(id(lit))
+            return lit
         if tok.kind == "punct" and tok.text == "(":
             self.next()
             fields: list[Expr] = []
@@ -375,12 +514,15 @@ class _Parser:
             if len(fields) == 1 and not trailing:
                 return fields[0]
             return Tuple(fields)
+        if tok.kind == "punct" and tok.text == "{":
+            return self.block()
         if tok.kind != "ident":
             raise self.error(f"expected an expression, got '{tok.text or 'the end'}'")
         self.out_of_scope(tok)
         if tok.text in ("True", "False"):
             self.next()
-            return Constant(np.array(tok.text == "True"))
+            lit = Constant(np.array(tok.text == "True"))
+            return lit
         if tok.text == "fn":
             self.next()
             return self.function_rest()
@@ -395,21 +537,16 @@ class _Parser:
             return If(cond, then, other)
         if tok.text == "meta":
             return self.meta_ref()
-        if tok.text[0].isupper() and not self.at("(", 1):
-            raise self.error(
-                f"ADTs (constructor {tok.text}) are not supported by xrelay"
-            )
-        self.next()
-        if not self.at("("):
-            raise self.error(f"'{tok.text}' is not an expression", tok)
         if tok.text[0].isupper():
             raise self.error(
                 f"ADTs (constructor {tok.text}) are not supported by xrelay"
             )
-        args, attrs = self.arguments()
-        call = Call(Op.get(tok.text), args, attrs)
-        call.site = (self.source, self.text.count("\n", 0, tok.pos) + 1)
-        return call
+        from xrelay.dialects.relay import OPS_BY_NAME
+
+        self.next()
+        if OPS_BY_NAME.get("relay." + tok.text) is None:
+            raise self.error(f"unknown operator or keyword '{tok.text}'", tok)
+        return Op.get(tok.text)
 
     def block(self) -> Expr:
         self.expect("{")
@@ -421,23 +558,32 @@ class _Parser:
 
     def literal(self, tok: Token) -> Constant:
         m = re.fullmatch(
-            r"(-?[\d.eE+-]+?)(f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64|i|u)?",
+            r"([\d.eE+-]+?)(f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64|i|u)?",
             tok.text,
         )
         assert m is not None
         digits, suffix = m.group(1), m.group(2)
-        if suffix is None:
-            dtype = "float32" if any(c in digits for c in ".eE") else "int32"
-        else:
-            dtype = _SUFFIX_DTYPE[suffix]
+        is_float = any(c in digits for c in ".eE") or (suffix or "").startswith("f")
         try:
-            value = float(digits) if dtype.startswith("float") else int(digits)
+            value = float(digits) if is_float else int(digits)
         except ValueError:
             raise self.error(f"bad number {tok.text}", tok) from None
-        try:
-            return Constant(np.array(value, dtype=dtype))
-        except OverflowError:
-            raise self.error(f"{tok.text} does not fit in {dtype}", tok) from None
+        if suffix is not None:
+            dtype = _SUFFIX_DTYPE[suffix]
+        elif is_float:
+            dtype = "float32"
+        else:  # an unsuffixed integer is int32, or int64 if it does not fit
+            dtype = "int32" if -(2**31) <= int(value) < 2**31 else "int64"
+        if dtype.startswith("float"):
+            with np.errstate(over="ignore"):
+                array = np.array(value, dtype=dtype)
+            if not np.isfinite(array) or abs(value) > float(np.finfo(dtype).max):
+                raise self.error(f"{tok.text} does not fit in {dtype}", tok)
+            return Constant(array)
+        info = np.iinfo(dtype)
+        if not info.min <= int(value) <= info.max:
+            raise self.error(f"{tok.text} does not fit in {dtype}", tok)
+        return Constant(np.array(int(value), dtype=dtype))
 
     def meta_ref(self) -> Expr:
         tok = self.next()
@@ -470,6 +616,8 @@ class _Parser:
 
     def attr_value(self) -> Any:
         tok = self.next()
+        if tok.kind == "binop" and tok.text == "-" and self.peek().kind == "number":
+            return -self.attr_value()
         if tok.kind == "number":  # attributes are f64 / i64: no rounding to f32
             if re.fullmatch(r"-?\d+", tok.text):
                 return int(tok.text)
@@ -624,7 +772,16 @@ def parse(
     ``tvm.parser.parse``). Raises :class:`RelayTextError` with ``file:line:col``."""
     from xrelay.frontend.relay.module import IRModule
 
+    if _is_mlir(text):
+        return _parse_mlir(text, source_name)
     parser = _Parser(text, source_name, init_meta_table)
+    if parser.is_expression():  # one expression: the module's @main
+        parser.module_mode = False
+        expr = parser.whole_expression()
+        try:
+            return IRModule.from_expr(expr)
+        except (BuildError, TypeError, ValueError) as e:
+            raise RelayTextError(str(e).split("\n")[0], f"{source_name}:1:1") from e
     try:
         defs = parser.module()
     except RecursionError:
@@ -673,6 +830,31 @@ def parse(
     return mod
 
 
+def _is_mlir(text: str) -> bool:
+    """xrelay's own IR (what ``IRModule.astext()`` writes), not Relay text."""
+    head = text.lstrip()
+    return head.startswith(
+        ("builtin.module", '"builtin.module"', "func.func", "module")
+    )
+
+
+def _parse_mlir(text: str, source_name: str) -> Any:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.utils.exceptions import ParseError, VerifyException
+
+    from xrelay.frontend.relay.module import IRModule
+    from xrelay.tools.models import mlir_context
+
+    try:
+        module = Parser(mlir_context(), text, source_name).parse_module()
+        module.verify()
+    except (ParseError, VerifyException) as e:
+        first = str(e).strip().split("\n")[0]
+        raise RelayTextError(f"bad xrelay IR: {first}", source_name) from None
+    assert isinstance(module, ModuleOp)
+    return IRModule(module)
+
+
 def _called_globals(fn: Function) -> list[str]:
     from xrelay.frontend.relay.analysis import children
 
@@ -695,12 +877,11 @@ def fromtext(text: str, source_name: str = "from_string") -> Any:
     return parse(text, source_name)
 
 
-def parse_expr(text: str) -> Expr:
-    """One expression (TVM's ``tvm.relay.parse_expr``/``parse_expr``); ``%x`` names
-    free variables it may use are not declared here: only closed expressions."""
-    parser = _Parser(text, "from_string", None)
-    parser.scopes.append({})
-    expr = parser.body()
-    if parser.peek().kind != "eof":
-        raise parser.error(f"unexpected '{parser.peek().text}' after the expression")
-    return expr
+def parse_expr(text: str, source_name: str = "from_string") -> Any:
+    """One expression (TVM's ``tvm.relay.parse_expr``), optionally after the
+    ``#[version]`` header and ``free_var %x: T;`` declarations, with its
+    ``#[metadata]`` section. Gives a relay expression (an :class:`Op` for a bare
+    operator name); closures and free variables are allowed here."""
+    parser = _Parser(text, source_name, None)
+    parser.module_mode = False
+    return parser.whole_expression()

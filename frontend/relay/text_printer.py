@@ -144,7 +144,7 @@ def scalar_literal(array: np.ndarray[Any, Any]) -> str | None:
     if array.dtype.kind == "f":
         if not np.isfinite(array):
             return None
-        text = _float_text(float(array))
+        text = _float_text(float(array)).removesuffix(".0")
         return text + (suffix or "f")
     return f"{int(array)}{suffix}"
 
