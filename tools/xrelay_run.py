@@ -55,10 +55,6 @@ DEFAULT_PIPELINE = "relay-optimize"
 otherwise ``FALLBACK_PIPELINE``."""
 FALLBACK_PIPELINE = "infer-type"
 
-RUN_OPT_LEVEL = 3
-"""The default ``--opt-level``: the level whose layouts the fast kernels need (as
-``xrelay.build`` without a PassContext; ``xrelay-opt`` keeps TVM's 2)."""
-
 
 class RunError(UserError):
     """A user error of ``xrelay-run``: reported as one line, exit code 1."""
@@ -207,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="list the passes -p takes (with their options) and exit",
     )
     cli.add_plugin_argument(parser)
-    cli.add_pass_context_arguments(parser, default_opt_level=RUN_OPT_LEVEL)
+    cli.add_pass_context_arguments(parser, PROG)
     cli.add_reproducer_arguments(parser, with_file=False)
     parser.add_argument(
         "--debug", action="store_true", help="show Python tracebacks on errors"

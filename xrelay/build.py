@@ -25,12 +25,6 @@ def _module_op(mod: Any) -> ModuleOp:
     )
 
 
-BUILD_OPT_LEVEL = 3
-"""The opt_level :func:`build` optimises at when no PassContext is entered: the level
-with AlterOpLayout, whose packed layouts the fast kernels need. ``PassContext()``
-itself keeps TVM's default of 2."""
-
-
 def optimize_module(mod: Any, params: Mapping[str, Any] | None = None) -> ModuleOp:
     """``optimize`` at the current PassContext's opt_level (bind ``params``, the
     pass pipeline); InferType alone where the pipeline is not available. ``mod`` is
@@ -65,7 +59,8 @@ def build(
 
     ``params`` binds parameters of ``@main`` by name to constant arrays (weights).
     The module is optimised at the entered ``PassContext``'s opt_level, or at
-    :data:`BUILD_OPT_LEVEL` (3) when none is entered, lowered
+    :mod:`xrelay.pass_manager.opt_levels`' ``xrelay.build`` level (3: AlterOpLayout's
+    packed layouts, which the fast kernels need) when none is entered, lowered
     (:mod:`xrelay.lowering`) and JIT-compiled at LLVM O3; ``mod`` is left as it was.
     Returns a :class:`~xrelay.runtime.library.Library`: ``lib.create()`` gives a graph
     executor, ``lib(*arrays)`` runs once, ``lib.export_library(path)`` writes a shared
@@ -90,6 +85,7 @@ def build(
     from xrelay.lowering.pipeline import lower_model
     from xrelay.lowering.stages import stage
     from xrelay.pass_manager import PassContext
+    from xrelay.pass_manager.opt_levels import default_opt_level
     from xrelay.pass_manager.reproducer import (
         CrashReproducer,
         capture_crashes,
@@ -99,7 +95,11 @@ def build(
 
     # outside any `with PassContext(...)`, build takes the fast path (opt_level 3)
     entered = PassContext.entered()
-    ctx = PassContext.current() if entered else PassContext(opt_level=BUILD_OPT_LEVEL)
+    ctx = (
+        PassContext.current()
+        if entered
+        else PassContext(opt_level=default_opt_level("xrelay.build"))
+    )
     key: str | None = None
     if cache and not ctx.instruments:
         with stage("cache lookup"):
