@@ -547,7 +547,7 @@ def _build_llvm(
     no_cache: bool = False,
     profile: bool = False,
 ) -> Any:
-    from xrelay import relay
+    from xrelay.frontend import relay
     from xrelay.lowering.work_bound import WorkLimitError
     from xrelay.settings import SettingError
 
@@ -703,7 +703,7 @@ def run(args: argparse.Namespace) -> int:
         # a bad $XRELAY_NUM_THREADS, $XRELAY_TILE_ROWS, ... is a configuration
         # error, not a reason to fall back to the interpreter (nor hidden by a
         # cache hit)
-        from xrelay.settings import check_environment
+        from xrelay.runtime.environment import check_environment
 
         check_environment(threads=args.threads is None)
     named = read_inputs(args.input)
