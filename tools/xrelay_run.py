@@ -16,14 +16,12 @@ Executors: ``interpreter`` (the numpy reference interpreter) and ``llvm`` (throu
 from __future__ import annotations
 
 import argparse
-import importlib
 import math
 import os
 import statistics
 import sys
 import threading
 import time
-import types
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -411,15 +409,11 @@ def _check_input(name: str, value: Any, ty: TensorType[Any]) -> None:
 
 def llvm_build() -> Callable[..., Any] | None:
     """``xrelay.build`` when the LLVM lowering exists, else None."""
-    xrelay = importlib.import_module("xrelay")
     try:
-        build = getattr(xrelay, "build", None)
-    except ImportError:  # declared, but its module is not there
+        from xrelay.runtime.build import build
+    except ImportError:  # the LLVM lowering is not part of this build
         return None
-    if isinstance(build, types.ModuleType):
-        # once imported, the submodule xrelay.build shadows the function
-        build = getattr(build, "build", None)
-    return build if callable(build) else None
+    return build
 
 
 def choose_executor(requested: str) -> tuple[str, str]:

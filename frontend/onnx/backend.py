@@ -164,9 +164,9 @@ def _freeze(
 
 
 def _build(model: onnx.ModelProto, options: dict[str, Any]) -> Any:
-    import xrelay
     from xrelay.pass_manager import PassContext
     from xrelay.pass_manager.opt_levels import default_opt_level
+    from xrelay.runtime import build
 
     mod, params = from_onnx(
         model, shape=options.get("shape"), dtype=options.get("dtype", "float32")
@@ -174,7 +174,7 @@ def _build(model: onnx.ModelProto, options: dict[str, Any]) -> Any:
     config = {"xrelay.verify_each": bool(options.get("verify_each", False))}
     level = int(options.get("opt_level", default_opt_level("onnx-backend")))
     with PassContext(opt_level=level, config=config):
-        return xrelay.build(mod, target="llvm", params=params)
+        return build.build(mod, target="llvm", params=params)
 
 
 class XrelayBackend(Backend):

@@ -34,6 +34,6 @@ def build(
     **kwargs: Any,
 ) -> Any:
     """``xrelay.build`` (a library for the host CPU)."""
-    from xrelay.build import build as build_library
+    from xrelay.runtime.build import build as build_library
 
     return build_library(mod, str(target), params, **kwargs)

@@ -127,7 +127,7 @@ def test_onnx_backend_default(monkeypatch: pytest.MonkeyPatch):
     def build(*args: Any, **kwargs: Any) -> Any:
         raise _Captured(PassContext.current().opt_level)
 
-    monkeypatch.setattr(xrelay, "build", build)
+    monkeypatch.setattr(importlib.import_module("xrelay.runtime.build"), "build", build)
     with pytest.raises(_Captured) as info:
         XrelayBackend.prepare(model)
     assert info.value.level == default_opt_level("onnx-backend")
