@@ -45,8 +45,8 @@ def generated_source(module: ModuleOp) -> str:
 def annotate_spans(module: ModuleOp, source_name: str = DEFAULT_SOURCE) -> str:
     """Set every op's location (``module`` itself included) to its place in the
     printed program, in place; returns that program."""
+    from xrelay.dialects.locations import parse_mlir
     from xrelay.pass_manager.xdsl_interop import xdsl_context
-    from xrelay.tools.locations import parse_mlir
 
     text = generated_source(module)
     parsed = parse_mlir(xdsl_context(), text, source_name)
