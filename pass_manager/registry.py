@@ -117,8 +117,6 @@ def _first_line(doc: str | None) -> str:
 def _import_passes() -> None:
     importlib.import_module("xrelay.transforms")  # registers Relay's passes
     importlib.import_module("xrelay.lowering")  # registers the lowering passes
-    importlib.import_module("xrelay.tools.test_passes")  # test-break-ir
-    importlib.import_module("xrelay.tools.view_graph")  # view-graph
 
 
 _load = LoadOnce(_import_passes)
