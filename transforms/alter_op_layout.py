@@ -40,6 +40,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xrelay.dialects.relay import frontend_calls
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.op_attrs import ALTER_OP_LAYOUT, get_op_attr
 from xrelay.dialects.relay.structural import ConstantOp
@@ -55,9 +56,8 @@ def alter_op_layout(func: FuncOp, target: str = "llvm") -> bool:
     def hook(op: RelayOp, types: Sequence[Attribute]) -> RelayOp | None:
         user = get_op_attr(op.name, ALTER_OP_LAYOUT)
         if user is not None:
-            from xrelay.frontend.relay.op.hooks import run_alter_hook
-
-            return run_alter_hook(user, op, types)
+            run = frontend_calls.require(frontend_calls.RUN_ALTER_HOOK)
+            return run(user, op, types)
         return op.alter_layout(target, types)
 
     split = split_for_layout(func, target)
