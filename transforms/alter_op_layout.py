@@ -12,7 +12,7 @@ hook, Relay's ``FTVMAlterOpLayout``. On CPU targets (the default, ``llvm``):
   leading dims; so does ``nn.matmul`` with a matrix ``B`` and no ``transpose_a``
   (``B`` packed from ``CN``, or from ``NC`` with ``transpose_b``);
 
-block sizes from :mod:`xrelay.dialects.relay.cpu_layout` (channels without a block
+block sizes from :mod:`xrelay.lowering.cpu_layout` (channels without a block
 larger than 1 leave the op alone). Before that, each op is asked whether it splits
 into ops the target's layouts suit (``split_for_layout``): a dense with a constant
 weight whose units no block divides (a language model's 50257 outputs) becomes a
