@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xrelay.errors import UserError
 from xrelay.pass_manager import Pass, PassContext, PassInfo, register_pass
 from xrelay.pass_manager.analysis import ALL
+from xrelay.pass_manager.options import option, set_info
 
 RENDERED = (".svg", ".png", ".pdf")
 MAX_ATTR_CHARS = 40
@@ -362,15 +364,8 @@ def write_graph(
     return path
 
 
-@register_pass(
-    "ViewGraph",
-    "view-graph",
-    options=[
-        ("path", str, "", ".dot, .svg, .png or .pdf file (empty: DOT on stderr)"),
-        ("func", str, "", "the function drawn (empty: @main)"),
-        ("times", str, "", "JSON file of per-kernel milliseconds colouring them"),
-    ],
-)
+@register_pass("ViewGraph", "view-graph")
+@dataclass(frozen=True, eq=False, repr=False)
 class ViewGraph(Pass):
     """Write the dataflow graph of a function as Graphviz DOT, or SVG/PNG/PDF by the
     path's suffix (``path``; empty: DOT on stderr), fused kernels as clusters;
@@ -380,11 +375,12 @@ class ViewGraph(Pass):
     MUTATES_INPUT = False
     PRESERVES = ALL
 
-    def __init__(self, path: str = "", func: str = "", times: str = "") -> None:
-        self.path = path
-        self.func = func
-        self.times = times
-        self.info = PassInfo(0, "ViewGraph")
+    path: str = option("", ".dot, .svg, .png or .pdf file (empty: DOT on stderr)")
+    func: str = option("", "the function drawn (empty: @main)")
+    times: str = option("", "JSON file of per-kernel milliseconds colouring them")
+
+    def __post_init__(self) -> None:
+        set_info(self, PassInfo(0, "ViewGraph"))
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: Any) -> ModuleOp:
         times = read_times(self.times) if self.times else None
