@@ -364,8 +364,9 @@ class ModulePass(Pass):
     """``pass_func(mod, ctx) -> mod`` on the whole module; may add or remove functions."""
 
     def __init__(self, pass_func: Callable[[Any, PassContext], Any], info: PassInfo):
-        self.pass_func = pass_func
-        self.info = info
+        # object.__setattr__: frozen dataclass passes call this from __post_init__
+        object.__setattr__(self, "pass_func", pass_func)
+        object.__setattr__(self, "info", info)
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
         return _result_module(self.pass_func(kind.wrap(op), ctx), self.info.name)
@@ -412,8 +413,9 @@ class FunctionPass(Pass):
     def __init__(
         self, pass_func: Callable[[FuncOp, Any, PassContext], Any], info: PassInfo
     ):
-        self.pass_func = pass_func
-        self.info = info
+        # object.__setattr__: frozen dataclass passes call this from __post_init__
+        object.__setattr__(self, "pass_func", pass_func)
+        object.__setattr__(self, "info", info)
         info.kind = "function"
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:

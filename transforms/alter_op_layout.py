@@ -34,6 +34,7 @@ A hook registered for an op (``relay.op.register_alter_op_layout``, or
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.func import FuncOp
@@ -45,6 +46,7 @@ from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.op_attrs import ALTER_OP_LAYOUT, get_op_attr
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager.options import option
 from xrelay.target import current_target_text
 from xrelay.transforms._layout_rewrite import LayoutRewriter
 
@@ -92,17 +94,16 @@ def split_for_layout(func: FuncOp, target: str) -> bool:
     return changed
 
 
-@register_pass(
-    "AlterOpLayout",
-    options=[("target", str, "", "the target whose layouts to use (empty: current)")],
-)
+@register_pass("AlterOpLayout")
+@dataclass(frozen=True, eq=False, repr=False)
 class AlterOpLayout(FunctionPass):
     """Replace ops by the target's preferred layouts (CPU: blocked ``NCHW{c}c``
     convolutions, packed dense weights) and insert the layout transforms between
     (Relay's AlterOpLayout: function pass, opt_level 3, requires InferType)."""
 
-    def __init__(self, target: str = ""):
-        self.target = target
+    target: str = option("", "the target whose layouts to use (empty: current)")
+
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(3, "AlterOpLayout", ["InferType"]))
 
     def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
