@@ -8,12 +8,12 @@ STAMP := $(VENV_DIR)/.xrelay-installed
 TYPECHECK_TREE := build/typecheck/xrelay
 SUBPACKAGES := dialects pass_manager transforms lowering runtime frontend tools
 
-.PHONY: run test test-slow venv pytest filecheck lint pyright typecheck-tree clean fuzz
+.PHONY: run test test-slow venv pytest filecheck lint layers pyright typecheck-tree clean fuzz
 
 run: $(STAMP)
 	$(VENV_DIR)/bin/xrelay-run --example
 
-test: $(STAMP) pytest filecheck lint pyright
+test: $(STAMP) pytest filecheck lint layers pyright
 
 venv: $(STAMP)
 
@@ -58,6 +58,12 @@ typecheck-tree:
 	for d in contrib ir target topi; do cp -rs $(CURDIR)/xrelay/$$d $(TYPECHECK_TREE)/$$d; done
 	for d in $(SUBPACKAGES); do cp -rs $(CURDIR)/$$d $(TYPECHECK_TREE)/$$d; done
 	find $(TYPECHECK_TREE) -name __pycache__ -prune -exec rm -rf {} +
+
+# The layers contract in pyproject.toml ([tool.importlinter]): import-linter reads the
+# package from the current directory, so it runs in the typecheck tree, which is laid
+# out as the installed package (the editable install's import hook is not a folder).
+layers: $(STAMP) typecheck-tree
+	cd $(dir $(TYPECHECK_TREE)) && $(CURDIR)/$(VENV_DIR)/bin/lint-imports --no-cache --no-logo $(CURDIR)/pyproject.toml
 
 pyright: $(STAMP) typecheck-tree
 	$(VENV_DIR)/bin/pyright

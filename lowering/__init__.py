@@ -109,6 +109,7 @@ of writing).
 
 from __future__ import annotations
 
+from xrelay.lowering import cpu_layout as cpu_layout
 from xrelay.lowering import passes as passes
 from xrelay.lowering.errors import LoweringError
 

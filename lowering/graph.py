@@ -78,7 +78,6 @@ from xrelay.lowering.kernels.int16 import prepack_weights
 from xrelay.lowering.scalar_types import DType, memory_type, memref_type, tensor_info
 from xrelay.lowering.stages import stage
 from xrelay.names import decode_name, encode_name
-from xrelay.runtime.threads import MAX_THREADS
 from xrelay.status import STATUS_WORDS
 
 VIEW_OPS: tuple[type[RelayOp], ...] = (
@@ -113,7 +112,7 @@ STATUS = "xrelay_status"
 """The global standing for the run's status block (:mod:`xrelay.status`)."""
 PROFILE = "xrelay_profile"
 """The global standing for the profile buffer of a profiled build (after the status
-block): ``i64[MAX_THREADS][calls + 1][2]``, the clock before and after each kernel
+block): ``i64[MAX_TEAM][calls + 1][2]``, the clock before and after each kernel
 call by each thread, the last row the thread's whole host."""
 CLOCK = "xrelay_clock"
 """``int64_t xrelay_clock(void)``: monotonic nanoseconds (profiled builds only,
@@ -696,6 +695,9 @@ class GraphLowering:
         store both in :data:`PROFILE` at ``[tid, call, 0/1]``; the host's own start
         and end in the last row. The order of the calls is recorded in
         :data:`PROFILE_ATTR`."""
+        # the package lowering.llvm imports this module
+        from xrelay.lowering.llvm.thread_pool import MAX_TEAM
+
         kb = self.kb
         host = kb.function
         tid = kb.args[0]
@@ -704,7 +706,7 @@ class GraphLowering:
             for op in host.walk()
             if isinstance(op, func.CallOp) and op in self.call_info
         ]
-        ty = memref_type((MAX_THREADS, len(calls) + 1, 2), np.dtype(np.int64))
+        ty = memref_type((MAX_TEAM, len(calls) + 1, 2), np.dtype(np.int64))
         self.new_ops.insert(0, memref.GlobalOp.get(StringAttr(PROFILE), ty, UnitAttr()))
         self.externs[CLOCK] = FunctionType.from_lists([], [i64])
         rows = [kb.index(k) for k in range(len(calls) + 1)]

@@ -167,7 +167,7 @@ def plan_parts(module: ModuleOp, jobs: int) -> Plan | None:
 def _lower_part(kernels: list[func.FuncOp], declarations: list[func.FuncOp]) -> Any:
     """In a child: lower ``kernels`` into one object; (IR text, object, stages)."""
     from xrelay.lowering.llvm import lower_functions_to_llvm
-    from xrelay.runtime.jit import object_code
+    from xrelay.lowering.object_code import object_code
 
     with StageTimes() as times:
         part = ModuleOp([])
@@ -296,10 +296,10 @@ def lower_in_parts(
 ) -> tuple[list[str], list[bytes]]:
     """Lower a planned module as ``plan`` says, in place: the LLVM IR text and the
     object code of every part, the parent's part (with the host, and ``interface``
-    appended to its IR before compiling: :func:`~xrelay.runtime.artifact.
+    appended to its IR before compiling: :func:`~xrelay.lowering.spec.
     interface_global`) last."""
     from xrelay.lowering.llvm import lower_to_llvm
-    from xrelay.runtime.jit import object_code, target_machine
+    from xrelay.lowering.object_code import object_code, target_machine
 
     target_machine(pic=True)  # LLVM initialised once, before forking
     start = time.perf_counter()

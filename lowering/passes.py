@@ -12,20 +12,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.pass_manager import Pass, PassContext, PassInfo, Sequential, register_pass
+from xrelay.pass_manager.options import option, set_info
 
 
-@register_pass(
-    "RelayToKernels",
-    options=[
-        ("entry", str, "main", "the function to lower"),
-        ("profile", bool, False, "time every kernel call"),
-    ],
-)
+@register_pass("RelayToKernels")
+@dataclass(frozen=True, eq=False, repr=False)
 class RelayToKernels(Pass):
     """Lower the relay functions to kernels on memrefs (one per fused primitive
     function, or per op) and a host function calling them; weights become
@@ -33,10 +30,11 @@ class RelayToKernels(Pass):
     ``LowerTE`` + graph executor codegen.) ``profile``: time every kernel call
     (the host of a profiled build, :mod:`xrelay.runtime.profile`)."""
 
-    def __init__(self, entry: str = "main", profile: bool = False) -> None:
-        self.entry = entry
-        self.profile = profile
-        self.info = PassInfo(0, "RelayToKernels")
+    entry: str = option("main", "the function to lower")
+    profile: bool = option(False, "time every kernel call")
+
+    def __post_init__(self) -> None:
+        set_info(self, PassInfo(0, "RelayToKernels"))
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: Any) -> ModuleOp:
         from xrelay.lowering.pipeline import relay_to_kernels

@@ -31,14 +31,13 @@ from xrelay.lowering.graph import (
 from xrelay.lowering.llvm import lower_to_llvm
 from xrelay.lowering.llvm.host_abi import weight_globals
 from xrelay.lowering.memory_plan import arena_size, host_function, plan_memory
+from xrelay.lowering.object_code import join_parts
 from xrelay.lowering.parallel import lower_in_parts, plan_parts, requested_jobs
 from xrelay.lowering.scalar_types import tensor_info
+from xrelay.lowering.spec import KernelCall, ModelSpec, TensorSpec, interface_global
 from xrelay.lowering.stages import stage
 from xrelay.lowering.unblock import unblock_layouts
 from xrelay.lowering.work_bound import check_work
-from xrelay.runtime.artifact import interface_global
-from xrelay.runtime.jit import join_parts
-from xrelay.runtime.spec import KernelCall, ModelSpec, TensorSpec
 
 
 def relay_to_kernels(

@@ -18,14 +18,17 @@ preserves:
 The cache lives for one outermost pass call (a pipeline run) and is dropped when it
 starts and ends: between calls user code may change the module.
 
-``TYPES`` is how InferType skips work: after a function pass, only the functions it
+An analysis is declared next to its implementation: here the pass manager's own
+(``CALLEES``, ``CALL_GRAPH``, ``USE_COUNTS``, ``VERIFIED``); ``TYPES`` in
+:mod:`xrelay.transforms.infer_type`, ``POST_DOMINATORS`` in
+:mod:`xrelay.transforms._fusion`. ``TYPES`` is how InferType skips work: after a function pass, only the functions it
 changed (and the callers of functions whose signature changed) are inferred again.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -181,49 +184,6 @@ def _use_counts(func: FuncOp, am: AnalysisManager) -> dict[SSAValue, int]:
 USE_COUNTS: Analysis[dict[SSAValue, int]] = Analysis(
     "use_counts", "function", _use_counts, "how many uses each value of a function has"
 )
-
-
-def _post_dominators(func: FuncOp, am: AnalysisManager) -> Any:
-    from xrelay.transforms._fusion import build_graph, post_dominators
-
-    nodes = build_graph(func.body.block)
-    return nodes, post_dominators(nodes)
-
-
-POST_DOMINATORS: Analysis[Any] = Analysis(
-    "post_dominators",
-    "function",
-    _post_dominators,
-    "FuseOps' dataflow graph of a function and its post-dominator tree",
-)
-
-
-def _infer(func: FuncOp, am: AnalysisManager) -> Any:
-    from xrelay.transforms.infer_type import infer_function
-
-    infer_function(func)
-    module = func.parent_op()
-    funcs = {
-        f.sym_name.data: f
-        for f in (module.ops if isinstance(module, ModuleOp) else ())
-        if isinstance(f, FuncOp)
-    }
-    return tuple(
-        funcs[c].function_type if c in funcs else None for c in am.get(CALLEES, func)
-    )
-
-
-TYPES: Analysis[Any] = Analysis(
-    "types",
-    "function",
-    _infer,
-    "the function's types are inferred; the value: the signatures of its callees "
-    "it was inferred with (InferType keeps it up to date)",
-)
-
-
-def analyses() -> Iterable[Analysis[Any]]:
-    return (TYPES, CALLEES, CALL_GRAPH, USE_COUNTS, POST_DOMINATORS)
 
 
 def _verified(module: ModuleOp, am: AnalysisManager) -> bool:

@@ -1,7 +1,7 @@
 """``PassContext``: the configuration every pass runs under (TVM's
 ``tvm.transform.PassContext``).
 
-A context holds ``opt_level`` (default 2), ``required_pass`` and ``disabled_pass``
+A context holds ``opt_level`` (default: :mod:`.opt_levels`, TVM's 2), ``required_pass`` and ``disabled_pass``
 (names), typed ``config`` options (registered in :mod:`.config`) and instruments.
 ``with ctx:`` makes it ``PassContext.current()`` on this thread; outside any ``with``,
 ``current()`` is the thread's own default context.
@@ -27,6 +27,7 @@ from xrelay.pass_manager.analysis import AnalysisManager
 from xrelay.pass_manager.config import ConfigOption, list_configs, lookup_config
 from xrelay.pass_manager.info import PassInfo
 from xrelay.pass_manager.instrument import PassInstrument, TraceInstrument
+from xrelay.pass_manager.opt_levels import default_opt_level
 
 
 class PassContextError(RuntimeError):
@@ -73,7 +74,7 @@ class PassContext:
 
     def __init__(
         self,
-        opt_level: int = 2,
+        opt_level: int = default_opt_level("PassContext"),
         required_pass: Iterable[str] | None = None,
         disabled_pass: Iterable[str] | None = None,
         instruments: Iterable[PassInstrument] | None = None,

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.dialects.relay import frontend_calls
 from xrelay.dialects.relay.dominance import verify_module
 from xrelay.pass_manager.analysis import ALL, VERIFIED, AnalysisManager
 from xrelay.pass_manager.context import PassContext
@@ -373,8 +374,9 @@ class ModulePass(Pass):
     """``pass_func(mod, ctx) -> mod`` on the whole module; may add or remove functions."""
 
     def __init__(self, pass_func: Callable[[Any, PassContext], Any], info: PassInfo):
-        self.pass_func = pass_func
-        self.info = info
+        # object.__setattr__: frozen dataclass passes call this from __post_init__
+        object.__setattr__(self, "pass_func", pass_func)
+        object.__setattr__(self, "info", info)
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
         return _result_module(self.pass_func(kind.wrap(op), ctx), self.info.name)
@@ -421,8 +423,9 @@ class FunctionPass(Pass):
     def __init__(
         self, pass_func: Callable[[FuncOp, Any, PassContext], Any], info: PassInfo
     ):
-        self.pass_func = pass_func
-        self.info = info
+        # object.__setattr__: frozen dataclass passes call this from __post_init__
+        object.__setattr__(self, "pass_func", pass_func)
+        object.__setattr__(self, "info", info)
         info.kind = "function"
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
@@ -466,11 +469,11 @@ class FunctionPass(Pass):
         replacement calls, to be added to the module."""
         new = self.pass_func(func, mod, ctx)
         if not isinstance(new, FuncOp):
-            new = _as_func_op(new, func, self.info.name)
+            new = as_func_op(new, func, self.info.name)
         return new, []
 
 
-def _as_func_op(result: Any, func: FuncOp, pass_name: str) -> FuncOp:
+def as_func_op(result: Any, func: FuncOp, pass_name: str) -> FuncOp:
     """What a pass function returned, as a ``func.func``: a builder
     ``relay.Function`` (what TVM pass functions return) is emitted under the visited
     function's name; anything else breaks the contract."""
@@ -608,33 +611,21 @@ class _PyFunctionPass(FunctionPass):
     functions written against the op). It may return that view (kept, or changed in
     place), a ``func.func``, or a ``relay.Function`` (an ``ExprMutator``'s result),
     which is built in the module: GlobalVars and the local functions the view's
-    body calls resolve there, and new local functions are outlined next to it."""
+    body calls resolve there, and new local functions are outlined next to it
+    (:mod:`xrelay.frontend.relay.pass_function`, installed by the relay frontend;
+    a process that never imported it passes the ``func.func`` itself)."""
 
     def transform(
         self, func: FuncOp, mod: Any, ctx: PassContext
     ) -> tuple[FuncOp, list[FuncOp]]:
-        from xrelay.frontend.relay.emitter import BuildError, emit_function
-        from xrelay.frontend.relay.function import Function
-        from xrelay.frontend.relay.function_view import FunctionView
-        from xrelay.frontend.relay.module import IRModule
-
-        view: Any = FunctionView(func)
-        new = self.pass_func(view, mod, ctx)
-        if isinstance(new, FunctionView):
-            return new.func_op, []
+        run = frontend_calls.installed(frontend_calls.FUNCTION_VIEW)
+        if run is not None:
+            return run(self.pass_func, func, mod, ctx, self.info.name)
+        # without the relay frontend (never imported) the function gets the func.func
+        new = self.pass_func(func, mod, ctx)
         if isinstance(new, FuncOp):
             return new, []
-        module = func.parent_op()
-        if not isinstance(new, Function) or not isinstance(module, ModuleOp):
-            return _as_func_op(new, func, self.info.name), []
-        name = func.sym_name.data
-        try:
-            return emit_function(new, name, IRModule(module))
-        except BuildError as e:
-            raise PassContractError(
-                f"function pass {self.info.name} returned a relay.Function for @{name} "
-                f"that cannot be built: {e}"
-            ) from None
+        return as_func_op(new, func, self.info.name), []
 
 
 def _creator(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from xrelay.load_once import LoadOnce
+from xrelay.pass_manager.options import OptionSpec, dataclass_options
 from xrelay.pass_manager.passes import Pass
 
 
@@ -66,10 +67,6 @@ def pipeline_name_of(name: str) -> str:
 _F = TypeVar("_F", bound=Callable[..., Pass])
 
 
-OptionSpec = tuple[str, type, Any] | tuple[str, type, Any, str]
-"""A pass option: ``(name, type, default)`` or ``(name, type, default, help)``."""
-
-
 def register_pass(
     name: str,
     pipeline_name: str | None = None,
@@ -88,10 +85,20 @@ def register_pass(
     ``options`` are the factory's keyword arguments that ``-p`` may set
     (``fuse-ops{fuse-opt-level=2}``) with an optional line of help (shown by
     ``--list-passes`` and ``--help``); types are int, float, bool, str or tuples of
-    them, as xDSL pass options.
+    them, as xDSL pass options. A pass that is a dataclass declares its options as
+    its fields instead (:mod:`.options`), never both.
     """
 
     def decorate(factory: _F) -> _F:
+        nonlocal options
+        fields = dataclass_options(factory)
+        if fields is not None:
+            if options:
+                raise TypeError(
+                    f"pass {name} declares its options twice: as dataclass fields "
+                    "and in register_pass(options=...)"
+                )
+            options = fields
         entry = PassEntry(
             name,
             pipeline_name or pipeline_name_of(name),
@@ -117,8 +124,6 @@ def _first_line(doc: str | None) -> str:
 def _import_passes() -> None:
     importlib.import_module("xrelay.transforms")  # registers Relay's passes
     importlib.import_module("xrelay.lowering")  # registers the lowering passes
-    importlib.import_module("xrelay.tools.test_passes")  # test-break-ir
-    importlib.import_module("xrelay.tools.view_graph")  # view-graph
 
 
 _load = LoadOnce(_import_passes)

@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xrelay.pass_manager.context import PassContext
 from xrelay.pass_manager.info import PassInfo
 from xrelay.pass_manager.instrument import PassInstrument
+from xrelay.pass_manager.opt_levels import default_opt_level
 
 HEADER = "// xrelay-reproducer: "
 ENV_DIR = "XRELAY_REPRODUCER_DIR"
@@ -69,7 +70,7 @@ class Reproducer:
     """What a reproducer file holds."""
 
     pipeline: str
-    opt_level: int = 2
+    opt_level: int = default_opt_level("PassContext")
     required_pass: list[str] = field(default_factory=list[str])
     disabled_pass: list[str] = field(default_factory=list[str])
     config: dict[str, Any] = field(default_factory=dict[str, Any])

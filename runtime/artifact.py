@@ -10,7 +10,7 @@ An export carries, in its read-only section ``.rodata.xrelay``:
 * ``xrelay_weights``: the weights blob; ``xrelay_metadata``: the interface as JSON;
 
 and, in the model's object code, ``xrelay_interface``: the SHA-256 of the metadata
-the code was compiled for (:func:`interface_global`). The file's digest catches any
+the code was compiled for (:func:`xrelay.lowering.spec.interface_global`). The file's digest catches any
 change to any byte (corruption, a patched instruction); the interface digest ties the
 metadata to the code (a metadata edit whose file digest was recomputed still
 disagrees with the code). The digest is no signature: whoever can write the file can
@@ -32,7 +32,7 @@ import hashlib
 import struct
 from dataclasses import dataclass
 
-from xrelay.runtime.spec import ModelSpec
+from xrelay.lowering.spec import INTERFACE_SYMBOL, ModelSpec, interface_digest
 from xrelay.version import xrelay_version
 
 MAGIC = b"XRELAYSO"
@@ -41,7 +41,6 @@ VERSION = 2
 HEADER_SYMBOL = "xrelay_header"
 WEIGHTS_SYMBOL = "xrelay_weights"
 METADATA_SYMBOL = "xrelay_metadata"
-INTERFACE_SYMBOL = "xrelay_interface"
 _HEADER = struct.Struct("<8sIIQQ32s32s")
 """magic, format version, reserved, weights size, metadata size, the writer's xrelay
 version (NUL-padded), sha256 of the file (this field read as zeros)."""
@@ -99,18 +98,6 @@ def seal(data: bytearray) -> None:
     h_off, _ = _file_range(segments, header_sym.value, _HEADER.size, HEADER_SYMBOL)
     at = h_off + _DIGEST_AT
     data[at : at + 32] = file_digest(data, h_off)
-
-
-def interface_digest(metadata: str | bytes) -> bytes:
-    data = metadata.encode() if isinstance(metadata, str) else metadata
-    return hashlib.sha256(data).digest()
-
-
-def interface_global(metadata: str) -> str:
-    """LLVM IR defining ``xrelay_interface`` (the metadata's digest), appended to the
-    model's IR so that the code names the interface it was compiled for."""
-    body = "".join(f"\\{b:02X}" for b in interface_digest(metadata))
-    return f'@{INTERFACE_SYMBOL} = dso_local constant [32 x i8] c"{body}", align 8\n'
 
 
 @dataclass

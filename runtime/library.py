@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from xrelay.lowering.spec import interface_global
 from xrelay.runtime.artifact import (
     HEADER_SYMBOL,
     METADATA_SYMBOL,
@@ -33,7 +34,6 @@ from xrelay.runtime.artifact import (
     ArtifactError,
     check_artifact,
     header_bytes,
-    interface_global,
     seal,
 )
 from xrelay.runtime.executor import (

@@ -29,6 +29,7 @@ from xrelay.pass_manager import (
     PassInfo,
     PassInstrument,
 )
+from xrelay.pass_manager.opt_levels import DEFAULT_OPT_LEVELS
 from xrelay.pass_manager.passes import ModuleKind, apply_in_place
 from xrelay.pass_manager.registry import PassEntry
 from xrelay.tools.diagnostics import UsageError, UserError, arg_spec_message, warn
@@ -89,19 +90,17 @@ def split_names(values: Iterable[str] | None) -> list[str]:
     return names
 
 
-def add_pass_context_arguments(
-    parser: argparse.ArgumentParser, default_opt_level: int = 2
-) -> None:
-    """``--opt-level`` (default ``default_opt_level``), ``--required-pass``,
-    ``--disabled-pass``, ``--pass-config``."""
+def add_pass_context_arguments(parser: argparse.ArgumentParser, prog: str) -> None:
+    """``--opt-level`` (default: ``prog``'s row of :mod:`~xrelay.pass_manager.opt_levels`),
+    ``--required-pass``, ``--disabled-pass``, ``--pass-config``."""
     group = parser.add_argument_group("pass context (TVM's PassContext)")
-    why = "as in TVM" if default_opt_level == 2 else "the fast kernels; TVM's is 2"
+    default = DEFAULT_OPT_LEVELS[prog]
     group.add_argument(
         "--opt-level",
         type=non_negative_int,
-        default=default_opt_level,
+        default=default.level,
         metavar="N",
-        help=f"PassContext opt_level (default {default_opt_level}: {why})",
+        help=f"PassContext opt_level (default {default.level}: {default.reason})",
     )
     group.add_argument(
         "--required-pass",

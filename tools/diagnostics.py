@@ -24,20 +24,12 @@ from xdsl.utils.exceptions import (
     ParseError,
 )
 
+from xrelay.dialects.locations import location_of
 from xrelay.dialects.relay.dtypes import DTypeError
+from xrelay.errors import UserError
 from xrelay.runtime.threads import ThreadCountError
 from xrelay.settings import SettingError
 from xrelay.status import IndexOutOfRangeError
-from xrelay.tools.locations import location_of
-
-
-class UserError(Exception):
-    """An error the user caused, with an optional ``file:line:col`` location."""
-
-    def __init__(self, message: str, location: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.location = location
 
 
 class UsageError(UserError):

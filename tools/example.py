@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 def example_module(seed: int = 0) -> tuple[ModuleOp, list[Any]]:
     """The example as a type-inferred ``builtin.module`` and its input arrays."""
-    from xrelay import relay
+    from xrelay.frontend import relay
     from xrelay.pass_manager import get_pass
 
     rng = np.random.default_rng(seed)

@@ -9,7 +9,6 @@ import importlib
 import inspect
 import os
 from collections.abc import Callable, Mapping, Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -17,30 +16,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError
 
+from xrelay.dialects.context import mlir_context as mlir_context
 from xrelay.dialects.relay.dominance import verify_module
 from xrelay.runtime.files import FileKindError, read_regular_file
 from xrelay.tools.diagnostics import UserError
 from xrelay.tools.locations import parse_mlir
-
-
-@cache
-def _dialect_factories() -> tuple[tuple[str, Callable[..., Any]], ...]:
-    from xdsl.universe import Universe
-
-    from xrelay.tools import universe
-
-    factories = dict(Universe.get_multiverse().all_dialects)
-    factories.update(universe.all_dialects())
-    return tuple(factories.items())
-
-
-def mlir_context() -> Context:
-    """A context knowing every dialect of the environment (loaded on first use)."""
-    ctx = Context()
-    for name, factory in _dialect_factories():
-        ctx.register_dialect(name, factory)
-    return ctx
-
 
 MODEL_SIZE_LIMIT = 1 << 36
 """The largest model file the tools read (64 GiB)."""

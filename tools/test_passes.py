@@ -19,6 +19,7 @@ ops ask for with ``test.*`` attributes, for tests of ``--verify-diagnostics``.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation
@@ -28,6 +29,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.pass_manager import Pass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager.options import option, set_info
 from xrelay.tools.diagnostics import OpWarning
 
 MODES = ("verify", "raise")
@@ -53,22 +55,22 @@ def _victim(module: ModuleOp) -> RelayOp | None:
     return None
 
 
-@register_pass(
-    "TestBreakIR",
-    "test-break-ir",
-    options=[("mode", str, "verify", "verify: a wrong result type; raise: an error")],
-)
+@register_pass("TestBreakIR", "test-break-ir")
+@dataclass(frozen=True, eq=False, repr=False)
 class TestBreakIR(Pass):
     """Break the IR on purpose, for tests of crash reproducers and diagnostics
     (mode=verify: a wrong result type; mode=raise: an error)."""
 
     __test__ = False  # not a pytest test class
 
-    def __init__(self, mode: str = "verify") -> None:
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}, got '{mode}'")
-        self.mode = mode
-        self.info = PassInfo(0, "TestBreakIR")
+    mode: str = option("verify", "verify: a wrong result type; raise: an error")
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(
+                f"mode must be one of {', '.join(MODES)}, got '{self.mode}'"
+            )
+        set_info(self, PassInfo(0, "TestBreakIR"))
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: object) -> ModuleOp:
         victim = _victim(op)

@@ -258,7 +258,7 @@ class XRelayOptMain(xDSLOptMain):
             "xDSL's, and exit",
         )
         cli.add_plugin_argument(arg_parser)
-        cli.add_pass_context_arguments(arg_parser)
+        cli.add_pass_context_arguments(arg_parser, PROG)
         group = arg_parser.add_argument_group(
             "instruments (output on stderr, the IR stays on stdout)"
         )

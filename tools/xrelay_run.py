@@ -16,14 +16,12 @@ Executors: ``interpreter`` (the numpy reference interpreter) and ``llvm`` (throu
 from __future__ import annotations
 
 import argparse
-import importlib
 import math
 import os
 import statistics
 import sys
 import threading
 import time
-import types
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,10 +52,6 @@ DEFAULT_PIPELINE = "relay-optimize"
 """The pass run before executing, when registered (Relay's opt-level pipeline);
 otherwise ``FALLBACK_PIPELINE``."""
 FALLBACK_PIPELINE = "infer-type"
-
-RUN_OPT_LEVEL = 3
-"""The default ``--opt-level``: the level whose layouts the fast kernels need (as
-``xrelay.build`` without a PassContext; ``xrelay-opt`` keeps TVM's 2)."""
 
 
 class RunError(UserError):
@@ -216,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="list the passes -p takes (with their options) and exit",
     )
     cli.add_plugin_argument(parser)
-    cli.add_pass_context_arguments(parser, default_opt_level=RUN_OPT_LEVEL)
+    cli.add_pass_context_arguments(parser, PROG)
     cli.add_reproducer_arguments(parser, with_file=False)
     parser.add_argument(
         "--debug", action="store_true", help="show Python tracebacks on errors"
@@ -424,15 +418,11 @@ def _check_input(name: str, value: Any, ty: TensorType[Any]) -> None:
 
 def llvm_build() -> Callable[..., Any] | None:
     """``xrelay.build`` when the LLVM lowering exists, else None."""
-    xrelay = importlib.import_module("xrelay")
     try:
-        build = getattr(xrelay, "build", None)
-    except ImportError:  # declared, but its module is not there
+        from xrelay.runtime.build import build
+    except ImportError:  # the LLVM lowering is not part of this build
         return None
-    if isinstance(build, types.ModuleType):
-        # once imported, the submodule xrelay.build shadows the function
-        build = getattr(build, "build", None)
-    return build if callable(build) else None
+    return build
 
 
 def choose_executor(requested: str) -> tuple[str, str]:
@@ -510,8 +500,8 @@ class Compiled:
 
 
 def _precision(text: str) -> str:
-    """An argparse type: a precision of :mod:`xrelay.precision`."""
-    from xrelay.precision import PrecisionError, check_precision
+    """An argparse type: a precision of :mod:`xrelay.runtime.precision`."""
+    from xrelay.runtime.precision import PrecisionError, check_precision
 
     try:
         return check_precision(text)
@@ -521,8 +511,8 @@ def _precision(text: str) -> str:
 
 def _precision_config(precision: str) -> dict[str, Any]:
     """The PassContext config of ``--precision`` on this host (relay.build's
-    pipeline runs ToMixedPrecision when it is set; :mod:`xrelay.precision` decides)."""
-    from xrelay.precision import build_mixed_precision_type
+    pipeline runs ToMixedPrecision when it is set; :mod:`xrelay.runtime.precision` decides)."""
+    from xrelay.runtime.precision import build_mixed_precision_type
     from xrelay.transforms.to_mixed_precision import BUILD_MIXED_PRECISION_TYPE
 
     mixed = build_mixed_precision_type(precision)
@@ -582,7 +572,7 @@ def _build_llvm(
     no_cache: bool = False,
     profile: bool = False,
 ) -> Any:
-    from xrelay import relay
+    from xrelay.frontend import relay
     from xrelay.lowering.work_bound import WorkLimitError
     from xrelay.settings import SettingError
 
@@ -738,7 +728,7 @@ def run(args: argparse.Namespace) -> int:
         # a bad $XRELAY_NUM_THREADS, $XRELAY_TILE_ROWS, ... is a configuration
         # error, not a reason to fall back to the interpreter (nor hidden by a
         # cache hit)
-        from xrelay.settings import check_environment
+        from xrelay.runtime.environment import check_environment
 
         check_environment(threads=args.threads is None)
     named = read_inputs(args.input)

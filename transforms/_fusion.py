@@ -30,14 +30,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.dialects.builtin import TensorType, TupleType, UnrankedTensorType
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.traits import IsTerminator
 
 from xrelay.dialects.relay import dtypes
 from xrelay.dialects.relay.base import OpPattern, RelayOp
 from xrelay.dialects.relay.structural import ConstantOp, TupleGetItemOp, TupleOp
+from xrelay.pass_manager.analysis import Analysis, AnalysisManager
 
 
 class FusionError(RuntimeError):
@@ -493,3 +496,16 @@ def partition(nodes: Sequence[Node], opt_level: int, max_depth: int) -> list[int
         for phase in range(3):
             parts.run(tree, phase)
     return [parts.groups[node.index].find_root().root for node in nodes]
+
+
+def _post_dominators(func: FuncOp, am: AnalysisManager) -> Any:
+    nodes = build_graph(func.body.block)
+    return nodes, post_dominators(nodes)
+
+
+POST_DOMINATORS: Analysis[Any] = Analysis(
+    "post_dominators",
+    "function",
+    _post_dominators,
+    "FuseOps' dataflow graph of a function and its post-dominator tree",
+)

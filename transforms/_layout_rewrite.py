@@ -39,6 +39,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import DiagnosticException
 
+from xrelay.dialects.relay import frontend_calls
 from xrelay.dialects.relay.base import RelayOp, TypeRelationError, get_str
 from xrelay.dialects.relay.layout import Layout
 from xrelay.dialects.relay.layout_rules import (
@@ -206,9 +207,9 @@ class LayoutRewriter:
         layouts of the operands' ranks."""
         user = get_op_attr(op.name, INFER_CORRECT_LAYOUT)
         if user is not None:  # a registered FInferCorrectLayout replaces the op's rule
-            from xrelay.frontend.relay.op.hooks import run_infer_hook
-
-            inferred = run_infer_hook(user, op, new, old, types)
+            inferred = frontend_calls.require(frontend_calls.RUN_INFER_HOOK)(
+                user, op, new, old, types
+            )
         else:
             inferred = op.infer_correct_layout(new, old, types)
         if inferred is None or len(inferred.inputs) != len(types):

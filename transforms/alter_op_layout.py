@@ -12,7 +12,7 @@ hook, Relay's ``FTVMAlterOpLayout``. On CPU targets (the default, ``llvm``):
   leading dims; so does ``nn.matmul`` with a matrix ``B`` and no ``transpose_a``
   (``B`` packed from ``CN``, or from ``NC`` with ``transpose_b``);
 
-block sizes from :mod:`xrelay.dialects.relay.cpu_layout` (channels without a block
+block sizes from :mod:`xrelay.lowering.cpu_layout` (channels without a block
 larger than 1 leave the op alone). Before that, each op is asked whether it splits
 into ops the target's layouts suit (``split_for_layout``): a dense with a constant
 weight whose units no block divides (a language model's 50257 outputs) becomes a
@@ -34,16 +34,19 @@ A hook registered for an op (``relay.op.register_alter_op_layout``, or
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xrelay.dialects.relay import frontend_calls
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.op_attrs import ALTER_OP_LAYOUT, get_op_attr
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager.options import option
 from xrelay.target import current_target_text
 from xrelay.transforms._layout_rewrite import LayoutRewriter
 
@@ -55,9 +58,8 @@ def alter_op_layout(func: FuncOp, target: str = "llvm") -> bool:
     def hook(op: RelayOp, types: Sequence[Attribute]) -> RelayOp | None:
         user = get_op_attr(op.name, ALTER_OP_LAYOUT)
         if user is not None:
-            from xrelay.frontend.relay.op.hooks import run_alter_hook
-
-            return run_alter_hook(user, op, types)
+            run = frontend_calls.require(frontend_calls.RUN_ALTER_HOOK)
+            return run(user, op, types)
         return op.alter_layout(target, types)
 
     split = split_for_layout(func, target)
@@ -92,17 +94,16 @@ def split_for_layout(func: FuncOp, target: str) -> bool:
     return changed
 
 
-@register_pass(
-    "AlterOpLayout",
-    options=[("target", str, "", "the target whose layouts to use (empty: current)")],
-)
+@register_pass("AlterOpLayout")
+@dataclass(frozen=True, eq=False, repr=False)
 class AlterOpLayout(FunctionPass):
     """Replace ops by the target's preferred layouts (CPU: blocked ``NCHW{c}c``
     convolutions, packed dense weights) and insert the layout transforms between
     (Relay's AlterOpLayout: function pass, opt_level 3, requires InferType)."""
 
-    def __init__(self, target: str = ""):
-        self.target = target
+    target: str = option("", "the target whose layouts to use (empty: current)")
+
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(3, "AlterOpLayout", ["InferType"]))
 
     def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:

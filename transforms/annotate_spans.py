@@ -17,6 +17,7 @@ op for op, and every analysis stays valid.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from io import StringIO
 from typing import Any
 
@@ -25,6 +26,7 @@ from xdsl.printer import Printer
 
 from xrelay.pass_manager import ModulePass, PassContext, PassInfo, register_pass
 from xrelay.pass_manager.analysis import ALL
+from xrelay.pass_manager.options import option
 
 DEFAULT_SOURCE = "GeneratedSource"
 
@@ -45,8 +47,8 @@ def generated_source(module: ModuleOp) -> str:
 def annotate_spans(module: ModuleOp, source_name: str = DEFAULT_SOURCE) -> str:
     """Set every op's location (``module`` itself included) to its place in the
     printed program, in place; returns that program."""
+    from xrelay.dialects.locations import parse_mlir
     from xrelay.pass_manager.xdsl_interop import xdsl_context
-    from xrelay.tools.locations import parse_mlir
 
     text = generated_source(module)
     parsed = parse_mlir(xdsl_context(), text, source_name)
@@ -63,25 +65,20 @@ def annotate_spans(module: ModuleOp, source_name: str = DEFAULT_SOURCE) -> str:
     return text
 
 
-@register_pass(
-    "AnnotateSpans",
-    options=[
-        (
-            "source_name",
-            str,
-            DEFAULT_SOURCE,
-            "the file name the new locations point into",
-        )
-    ],
-)
+@register_pass("AnnotateSpans")
+@dataclass(frozen=True, eq=False, repr=False)
 class AnnotateSpans(ModulePass):
     """Locate every op in the printed program (Relay's AnnotateSpans: module pass,
     opt_level 0)."""
 
     PRESERVES = ALL  # only locations change
 
-    def __init__(self, source_name: str = DEFAULT_SOURCE) -> None:
-        self.source_name = source_name or DEFAULT_SOURCE
+    source_name: str = option(
+        DEFAULT_SOURCE, "the file name the new locations point into"
+    )
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "source_name", self.source_name or DEFAULT_SOURCE)
         super().__init__(self._run, PassInfo(0, "AnnotateSpans"))
 
     def _run(self, mod: Any, ctx: PassContext) -> Any:

@@ -30,7 +30,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
-from xrelay.dialects.relay import OPS_BY_NAME
+from xrelay.dialects.relay import OPS_BY_NAME, frontend_calls
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.layout import Layout
 from xrelay.dialects.relay.op_attrs import CONVERT_OP_LAYOUT, get_op_attr
@@ -128,9 +128,8 @@ def convert_layout(func: FuncOp, desired: DesiredLayouts | str) -> bool:
             return None
         user = get_op_attr(op.name, CONVERT_OP_LAYOUT)
         if user is not None:
-            from xrelay.frontend.relay.op.hooks import run_convert_hook
-
-            return run_convert_hook(user, op, types, layouts)
+            run = frontend_calls.require(frontend_calls.RUN_CONVERT_HOOK)
+            return run(user, op, types, layouts)
         return op.convert_layout(layouts, types)
 
     return LayoutRewriter(hook).rewrite(func)

@@ -29,6 +29,7 @@ Options (Relay's):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -41,6 +42,7 @@ from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.structural import IfOp
 from xrelay.pass_manager import ModulePass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager.options import option
 
 MAX_CALL_DEPTH = 25
 """Relay's limit on the depth of calls the purity analysis follows."""
@@ -181,22 +183,18 @@ def eliminate_in_function(
     return changed
 
 
-@register_pass(
-    "DeadCodeElimination",
-    options=[
-        ("inline_once", bool, False, "move a pure op used once into its if branch"),
-        ("ignore_impurity", bool, False, "treat every op as pure"),
-    ],
-)
+@register_pass("DeadCodeElimination")
+@dataclass(frozen=True, eq=False, repr=False)
 class DeadCodeElimination(ModulePass):
     """Erase unused pure ops in every function, also inside ``relay.if`` regions
     (Relay's DeadCodeElimination: module pass, opt_level 1, requires InferType).
     ``ignore_impurity`` treats every op as pure; ``inline_once`` moves a pure op
     used once inside an ``if`` branch into that branch."""
 
-    def __init__(self, inline_once: bool = False, ignore_impurity: bool = False):
-        self.inline_once = inline_once
-        self.ignore_impurity = ignore_impurity
+    inline_once: bool = option(False, "move a pure op used once into its if branch")
+    ignore_impurity: bool = option(False, "treat every op as pure")
+
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(1, "DeadCodeElimination", ["InferType"]))
 
     def _run(self, mod: Any, ctx: PassContext) -> Any:

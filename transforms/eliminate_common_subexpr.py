@@ -34,6 +34,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation
 from xdsl.rewriter import Rewriter
 
+from xrelay.dialects.relay import frontend_calls
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.structural import ConstantOp, IfOp, YieldOp
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
@@ -86,9 +87,7 @@ class _Eliminator:
         if self.fskip is None:
             return False
         if self.lifter is None:
-            from xrelay.frontend.relay.lift import Lifter
-
-            self.lifter = Lifter()
+            self.lifter = frontend_calls.require(frontend_calls.LIFTER)()
             self.lifter.params(self.func.body.block)
         return bool(self.fskip(self.lifter.op_expr(op)))
 

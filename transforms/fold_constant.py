@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -64,6 +65,7 @@ from xrelay.dialects.relay.structural import (
 from xrelay.dialects.relay.transform import NdarraySizeOp, ShapeOfOp
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
 from xrelay.pass_manager.config import FOLD_MAX_ELEMENTS
+from xrelay.pass_manager.options import option
 
 
 class FoldConstantError(DiagnosticException):
@@ -292,18 +294,17 @@ def fold_constants(
     return folder.changed
 
 
-@register_pass(
-    "FoldConstant",
-    options=[("fold_qnn", bool, False, "accepted for compatibility (no QNN ops)")],
-)
+@register_pass("FoldConstant")
+@dataclass(frozen=True, eq=False, repr=False)
 class FoldConstant(FunctionPass):
     """Evaluate ops whose operands are all constants, project tuples of known
     fields, pick the branch of an ``if`` with a constant condition and fold
     ``shape_of`` on static shapes (Relay's FoldConstant: function pass, opt_level
     2). QNN ops are folded only with ``fold_qnn``."""
 
-    def __init__(self, fold_qnn: bool = False) -> None:
-        self.fold_qnn = fold_qnn
+    fold_qnn: bool = option(False, "accepted for compatibility (no QNN ops)")
+
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(2, "FoldConstant"))
 
     def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:

@@ -46,6 +46,7 @@ shape function ⇒ opaque" rule is not applied (no op declares data-dependent sh
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, UnitAttr
@@ -67,6 +68,7 @@ from xrelay.pass_manager import (
     register_pass,
 )
 from xrelay.pass_manager.analysis import ALL, AnalysisManager
+from xrelay.pass_manager.options import option, set_info
 from xrelay.pass_manager.passes import optimizable_functions
 from xrelay.transforms._fusion import FusionError, build_graph, partition
 from xrelay.transforms.infer_type import infer_types, mark_inferred
@@ -80,31 +82,25 @@ MAX_NAME_LENGTH = 80
 """Fused function names are cut to about this length (TVM's ``kMaxFuncNameLength``)."""
 
 
-@register_pass(
-    "FuseOps",
-    options=[
-        (
-            "fuse_opt_level",
-            int,
-            -1,
-            "fusion level; -1: the PassContext's opt_level, 0: one op per function",
-        )
-    ],
-)
+@register_pass("FuseOps")
+@dataclass(frozen=True, eq=False, repr=False)
 class FuseOps(Pass):
     """Fuse ops into primitive functions with Relay's post-dominator algorithm
     (Relay's ``FuseOps``). ``fuse_opt_level`` -1 uses the PassContext's opt_level; 0
     puts every op in a function of its own. Reads ``relay.FuseOps.max_depth`` and
     ``relay.FuseOps.link_params`` from the PassContext config."""
 
-    def __init__(self, fuse_opt_level: int = -1) -> None:
-        if fuse_opt_level < -1:
+    fuse_opt_level: int = option(
+        -1, "fusion level; -1: the PassContext's opt_level, 0: one op per function"
+    )
+
+    def __post_init__(self) -> None:
+        if self.fuse_opt_level < -1:
             raise FuseOpsOptionError(
                 f"FuseOps: fuse_opt_level must be -1 (the PassContext's opt_level) or "
-                f">= 0, got {fuse_opt_level}"
+                f">= 0, got {self.fuse_opt_level}"
             )
-        self.fuse_opt_level = fuse_opt_level
-        self.info = PassInfo(0, "FuseOps", ["InferType"])
+        set_info(self, PassInfo(0, "FuseOps", ["InferType"]))
 
     # the outlined kernels and their calls carry the (inferred) types of the ops they
     # were made of: FuseOps drops every analysis, then records TYPES as valid

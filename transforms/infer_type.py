@@ -35,8 +35,8 @@ from xrelay.pass_manager import Pass, PassContext, PassInfo, register_pass
 from xrelay.pass_manager.analysis import (
     ALL,
     CALLEES,
-    TYPES,
     VERIFIED,
+    Analysis,
     AnalysisManager,
 )
 
@@ -136,6 +136,28 @@ def infer_function(func: FuncOp) -> None:
         inputs
     ) != tuple(func.function_type.inputs.data):
         func.function_type = FunctionType.from_lists(inputs, outputs)
+
+
+def _infer(func: FuncOp, am: AnalysisManager) -> Any:
+    infer_function(func)
+    module = func.parent_op()
+    funcs = {
+        f.sym_name.data: f
+        for f in (module.ops if isinstance(module, ModuleOp) else ())
+        if isinstance(f, FuncOp)
+    }
+    return tuple(
+        funcs[c].function_type if c in funcs else None for c in am.get(CALLEES, func)
+    )
+
+
+TYPES: Analysis[Any] = Analysis(
+    "types",
+    "function",
+    _infer,
+    "the function's types are inferred; the value: the signatures of its callees "
+    "it was inferred with (InferType keeps it up to date)",
+)
 
 
 def _solve_untyped(func: FuncOp) -> None:

@@ -32,6 +32,7 @@ names them all.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -45,6 +46,7 @@ from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.names import decode_name, encode_name
 from xrelay.pass_manager import Pass, PassContext, PassInfo, Sequential, register_pass
 from xrelay.pass_manager.analysis import ALL
+from xrelay.pass_manager.options import option, set_info
 from xrelay.pass_manager.passes import ModuleKind, run_pass
 from xrelay.pass_manager.registry import UnknownPassError, lookup
 
@@ -180,9 +182,8 @@ def _check_fits(array: np.ndarray[Any, Any], ty: Any, name: str) -> None:
         )
 
 
-@register_pass(
-    "RelayOptimize", options=[("opt_level", int, -1, "-1: the PassContext's opt_level")]
-)
+@register_pass("RelayOptimize")
+@dataclass(frozen=True, eq=False, repr=False)
 class RelayOptimize(Pass):
     """Relay's relay.build optimisation pipeline for the context's opt_level (or
     ``opt_level`` when given): the pass prefix as one Sequential, then InferType,
@@ -192,9 +193,10 @@ class RelayOptimize(Pass):
     # context's analyses: PassContext.with_opt_level)
     PRESERVES = ALL
 
-    def __init__(self, opt_level: int = -1) -> None:
-        self.opt_level = opt_level
-        self.info = PassInfo(0, "RelayOptimize")
+    opt_level: int = option(-1, "-1: the PassContext's opt_level")
+
+    def __post_init__(self) -> None:
+        set_info(self, PassInfo(0, "RelayOptimize"))
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
         if self.opt_level < 0 or self.opt_level == ctx.opt_level:

@@ -213,8 +213,11 @@ class _Converter:
             return forced, acc, out
         hook: Callable[..., Any] | None = get_op_attr(op.name, CONVERSION_KEY)
         if hook is not None:
-            from xrelay.frontend.relay.op.mixed_precision import run_conversion_hook
+            from xrelay.dialects.relay import frontend_calls
 
+            run_conversion_hook = frontend_calls.require(
+                frontend_calls.RUN_MIXED_PRECISION_HOOK
+            )
             types = [self.original_type(v) for v in op.operands]
             return run_conversion_hook(hook, op, types, self.mixed_name)
         return op.mixed_precision_conversion(self.mixed_name)

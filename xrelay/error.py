@@ -3,7 +3,9 @@ runtime raises, for scripts that catch them."""
 
 from __future__ import annotations
 
-from xrelay.frontend.relay.text_parser import DiagnosticError
+
+class DiagnosticError(ValueError):
+    """TVM's ``tvm.error.DiagnosticError``: Relay text that could not be parsed."""
 
 
 class TVMError(RuntimeError):

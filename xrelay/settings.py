@@ -1,5 +1,6 @@
 """Environment variables that tune a build, read where they are used and checked
-here as a whole: ``XRELAY_NUM_THREADS`` (:mod:`xrelay.runtime.threads`),
+as a whole by :func:`xrelay.runtime.environment.check_environment`:
+``XRELAY_NUM_THREADS`` (:mod:`xrelay.runtime.threads`),
 ``XRELAY_COMPILE_JOBS`` (:mod:`xrelay.lowering.parallel`) and ``XRELAY_TILE_ROWS``
 (:mod:`xrelay.lowering.tiling`).
 
@@ -37,21 +38,4 @@ def positive_int(name: str, maximum: int | None = None) -> int | None:
     return value
 
 
-def check_environment(threads: bool = True) -> None:
-    """Raise the error of the first bad build setting in the environment
-    (``threads=False``: not ``XRELAY_NUM_THREADS``, which an explicit count
-    overrides)."""
-    from xrelay.runtime.threads import ThreadCountError, requested_threads
-
-    if threads:
-        try:
-            requested_threads(None)
-        except ThreadCountError as e:
-            raise SettingError(str(e)) from e
-    positive_int("XRELAY_COMPILE_JOBS")
-    from xrelay.lowering.tiling import tile_rows_override
-
-    tile_rows_override()
-
-
-__all__ = ["SettingError", "check_environment", "positive_int"]
+__all__ = ["SettingError", "positive_int"]

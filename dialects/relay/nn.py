@@ -30,6 +30,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
 
 from xrelay.dialects.relay import fake_quantization as fq
+from xrelay.dialects.relay import layout_policy
 from xrelay.dialects.relay.base import (
     ANY_TENSOR,
     DYN,
@@ -56,13 +57,6 @@ from xrelay.dialects.relay.base import (
     shape_str,
     str_prop,
     tensor,
-)
-from xrelay.dialects.relay.cpu_layout import (
-    choose_conv2d_blocking,
-    choose_dense_packing,
-    choose_dense_split,
-    choose_grouped_conv2d_blocking,
-    is_cpu_target,
 )
 from xrelay.dialects.relay.dtypes import is_float, numpy_dtype
 from xrelay.dialects.relay.layout import Layout, LayoutAxis, transform_array
@@ -713,13 +707,13 @@ class Conv2DOp(ConvOp):
         """Relay's x86 ``_alter_conv2d_layout``: an ``NCHW``/``OIHW`` convolution with
         ``groups == 1`` and static shapes becomes ``contrib_conv2d_NCHWc`` with data
         ``NCHW{ic}c``, kernel ``OIHW{ic}i{oc}o`` and output ``NCHW{oc}c``; the blocks
-        come from :func:`~xrelay.dialects.relay.cpu_layout.choose_conv2d_blocking`.
+        come from :func:`~xrelay.lowering.cpu_layout.choose_conv2d_blocking`.
         A grouped convolution keeps its ``groups`` with blocks that divide one
-        group's channels (:func:`~xrelay.dialects.relay.cpu_layout.
+        group's channels (:func:`~xrelay.lowering.cpu_layout.
         choose_grouped_conv2d_blocking`); a depthwise one (``groups`` = channels,
         multiplier 1) takes data and output ``NCHW{c}c`` and kernel ``OIHW1i{c}o``
         (``[C/c, 1, KH, KW, 1, c]``, Relay's ``depthwise_conv2d_NCHWc`` form)."""
-        if not is_cpu_target(target):
+        if not layout_policy.current().is_cpu_target(target):
             return None
         if (
             get_str(self.data_layout) != "NCHW"
@@ -733,11 +727,13 @@ class Conv2DOp(ConvOp):
         groups = get_int(self.groups)
         if groups == 1:
             pixels = shapes[0][2] * shapes[0][3]
-            blocking = choose_conv2d_blocking(shapes[0][1], shapes[1][0], pixels)
+            blocking = layout_policy.current().choose_conv2d_blocking(
+                shapes[0][1], shapes[1][0], pixels
+            )
         elif shapes[1][1] * groups != shapes[0][1]:
             return None  # a depthwise form with a channel multiplier: left alone
         else:
-            blocking = choose_grouped_conv2d_blocking(
+            blocking = layout_policy.current().choose_grouped_conv2d_blocking(
                 shapes[0][1], shapes[1][0], groups, shapes[0][2] * shapes[0][3]
             )
         if blocking is None:
@@ -1132,13 +1128,13 @@ class DenseOp(RelayOp):
     ) -> RelayOp | None:
         """Relay's x86 ``_alter_dense_layout``: a dense with a static weight and data
         of rank 2 or more becomes ``contrib_dense_pack`` with the weight packed as ``NC{n}n``; ``n`` comes from
-        :func:`~xrelay.dialects.relay.cpu_layout.choose_dense_packing`."""
-        if not is_cpu_target(target):
+        :func:`~xrelay.lowering.cpu_layout.choose_dense_packing`."""
+        if not layout_policy.current().is_cpu_target(target):
             return None
         shapes = _static_shapes(operand_types)
         if shapes is None or len(shapes[0]) < 2 or len(shapes[1]) != 2:
             return None
-        n = choose_dense_packing(shapes[1][0], shapes[1][1])
+        n = layout_policy.current().choose_dense_packing(shapes[1][0], shapes[1][1])
         if n is None:
             return None
         return self.layout_variant(DensePackOp, {"weight_layout": f"NC{n}n"})
@@ -1149,13 +1145,13 @@ class DenseOp(RelayOp):
         blocks hold and one over the few units after them, each with its own slice
         of the weight (constants: split once, at build time), so that
         AlterOpLayout can pack the first
-        (:func:`~xrelay.dialects.relay.cpu_layout.choose_dense_split`); the new ops
+        (:func:`~xrelay.lowering.cpu_layout.choose_dense_split`); the new ops
         (to insert before this one, in order) and the value replacing its result.
         ``None``: not a CPU target, shapes not static, or nothing to split."""
         weight = self.weight.owner
         shapes = _static_shapes([self.data.type, self.weight.type])
         if (
-            not is_cpu_target(target)
+            not layout_policy.current().is_cpu_target(target)
             or not isinstance(weight, ConstantOp)
             or shapes is None
             or len(shapes[0]) < 2
@@ -1163,7 +1159,9 @@ class DenseOp(RelayOp):
         ):
             return None
         array = weight.numpy()
-        split = choose_dense_split(*shapes[1], array.dtype.itemsize)
+        split = layout_policy.current().choose_dense_split(
+            *shapes[1], array.dtype.itemsize
+        )
         if split is None:
             return None
         ops: list[Operation] = []
@@ -1350,13 +1348,15 @@ class MatmulOp(RelayOp):
         """``a @ b`` with static shapes, ``a`` of rank 2 or more and not transposed,
         becomes ``contrib_dense_pack`` as a dense does (``b`` packed ``NC{n}n``, from
         ``CN`` when it is not transposed)."""
-        if not is_cpu_target(target) or get_bool(self.transpose_a):
+        if not layout_policy.current().is_cpu_target(target) or get_bool(
+            self.transpose_a
+        ):
             return None
         shapes = _static_shapes(operand_types)
         if shapes is None or len(shapes[0]) < 2 or len(shapes[1]) != 2:
             return None
         k, units = shapes[1] if not get_bool(self.transpose_b) else shapes[1][::-1]
-        n = choose_dense_packing(units, k)
+        n = layout_policy.current().choose_dense_packing(units, k)
         if n is None:
             return None
         return self.layout_variant(DensePackOp, {"weight_layout": f"NC{n}n"})

@@ -164,15 +164,17 @@ def _freeze(
 
 
 def _build(model: onnx.ModelProto, options: dict[str, Any]) -> Any:
-    import xrelay
     from xrelay.pass_manager import PassContext
+    from xrelay.pass_manager.opt_levels import default_opt_level
+    from xrelay.runtime import build
 
     mod, params = from_onnx(
         model, shape=options.get("shape"), dtype=options.get("dtype", "float32")
     )
     config = {"xrelay.verify_each": bool(options.get("verify_each", False))}
-    with PassContext(opt_level=int(options.get("opt_level", 2)), config=config):
-        return xrelay.build(mod, target="llvm", params=params)
+    level = int(options.get("opt_level", default_opt_level("onnx-backend")))
+    with PassContext(opt_level=level, config=config):
+        return build.build(mod, target="llvm", params=params)
 
 
 class XrelayBackend(Backend):
@@ -182,7 +184,8 @@ class XrelayBackend(Backend):
     def prepare(
         cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any
     ) -> XrelayRep:
-        """Import and compile ``model``. ``kwargs``: ``opt_level`` (2), ``shape`` and
+        """Import and compile ``model``. ``kwargs``: ``opt_level`` (2:
+        :mod:`xrelay.pass_manager.opt_levels`), ``shape`` and
         ``dtype`` (as for :func:`from_onnx`), ``verify_each`` (``False``: the IR is
         not verified after every pass)."""
         if not cls.supports_device(device):

@@ -22,6 +22,7 @@ from xrelay.frontend.relay import dataflow_pattern as dataflow_pattern
 from xrelay.frontend.relay import expr_functor as expr_functor
 from xrelay.frontend.relay import frontend as frontend
 from xrelay.frontend.relay import op as op
+from xrelay.frontend.relay import pass_function as pass_function
 from xrelay.frontend.relay import qnn as qnn
 from xrelay.frontend.relay import testing as testing
 from xrelay.frontend.relay import transform as transform

@@ -33,9 +33,14 @@ def build(
     params: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> Any:
-    """``xrelay.build`` (a library for the host CPU)."""
-    from xrelay.build import build as build_library
+    """``xrelay.build`` (a library for the host CPU); ``mod`` may be a
+    ``relay.Function`` (built as the main of a module, as in TVM)."""
+    from xrelay.frontend.relay.function import Function
+    from xrelay.frontend.relay.module import IRModule
+    from xrelay.runtime.build import build as build_library
 
+    if isinstance(mod, Function):
+        mod = IRModule.from_expr(mod)
     return build_library(mod, str(target), params, **kwargs)
 
 

@@ -296,8 +296,8 @@ class IRModule:
         """Write the dataflow graph of ``func`` (default ``main``) as Graphviz DOT,
         or SVG/PNG/PDF by ``path``'s suffix (needs Graphviz's ``dot``); ``times``:
         per-kernel milliseconds colouring the fused kernels
-        (:mod:`xrelay.tools.view_graph`). Returns the path written."""
-        from xrelay.tools.view_graph import write_graph
+        (:mod:`xrelay.transforms.view_graph`). Returns the path written."""
+        from xrelay.transforms.view_graph import write_graph
 
         return str(write_graph(self.module, path, func, times))
 

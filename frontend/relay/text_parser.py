@@ -34,6 +34,7 @@ import numpy as np
 from xdsl.parser import Parser
 
 from xrelay.dialects.relay.base import UNKNOWN
+from xrelay.error import DiagnosticError
 from xrelay.frontend.relay.analysis import free_vars
 from xrelay.frontend.relay.emitter import BuildError
 from xrelay.frontend.relay.expr import (
@@ -51,10 +52,6 @@ from xrelay.frontend.relay.expr import (
 from xrelay.frontend.relay.function import Function
 from xrelay.frontend.relay.ty import Any as AnyDim
 from xrelay.frontend.relay.ty import FuncType, TensorType, TupleType, TypeLike
-
-
-class DiagnosticError(ValueError):
-    """TVM's ``tvm.error.DiagnosticError``: the text could not be parsed."""
 
 
 class RelayTextError(DiagnosticError):
@@ -842,8 +839,8 @@ def _parse_mlir(text: str, source_name: str) -> Any:
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.utils.exceptions import ParseError, VerifyException
 
+    from xrelay.dialects.context import mlir_context
     from xrelay.frontend.relay.module import IRModule
-    from xrelay.tools.models import mlir_context
 
     try:
         module = Parser(mlir_context(), text, source_name).parse_module()

@@ -28,11 +28,11 @@ from xrelay.pass_manager import (
 )
 from xrelay.pass_manager.analysis import (
     CALL_GRAPH,
-    POST_DOMINATORS,
-    TYPES,
     USE_COUNTS,
     AnalysisManager,
 )
+from xrelay.transforms._fusion import POST_DOMINATORS
+from xrelay.transforms.infer_type import TYPES
 
 PROGRAM = """
 func.func @g(%x: tensor<2x3xf32>) -> tensor<6xf32> {

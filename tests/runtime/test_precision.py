@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 import xrelay
-from xrelay import precision, relay
+from xrelay import relay
 from xrelay.pass_manager import PassContext
-from xrelay.precision import PrecisionError, PrecisionWarning
+from xrelay.runtime import precision
+from xrelay.runtime.precision import PrecisionError, PrecisionWarning
 from xrelay.tools.xrelay_run import main as xrelay_run
 
 

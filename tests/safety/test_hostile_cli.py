@@ -246,7 +246,8 @@ def test_tile_rows_setting(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bad ``XRELAY_TILE_ROWS`` is a ``SettingError`` (a ``ValueError``) naming
     the variable, from the lowering and from ``check_environment``."""
     from xrelay.lowering import tiling
-    from xrelay.settings import SettingError, check_environment
+    from xrelay.runtime.environment import check_environment
+    from xrelay.settings import SettingError
 
     monkeypatch.setenv("XRELAY_TILE_ROWS", value)
     with pytest.raises(SettingError, match="XRELAY_TILE_ROWS"):

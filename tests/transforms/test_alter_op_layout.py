@@ -14,9 +14,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
 from xrelay import relay
-from xrelay.dialects.relay import cpu_layout, nn
 from xrelay.dialects.relay.base import get_int, get_ints, get_str
 from xrelay.frontend.relay.analysis import free_vars
+from xrelay.lowering import cpu_layout
 from xrelay.pass_manager import PassContext, Sequential, get_pass
 from xrelay.pass_manager.registry import UnknownPassError, lookup
 from xrelay.runtime import interpret
@@ -347,8 +347,9 @@ def test_blocking_policy_is_the_tunable_hook(monkeypatch: pytest.MonkeyPatch):
     assert cpu_layout.choose_conv2d_blocking(64, 3) is None
     assert cpu_layout.choose_dense_packing(24, 7) == 8
     assert cpu_layout.choose_dense_packing(7, 24) is None
+    # the op asks the installed policy (the lowering's cpu_layout module)
     monkeypatch.setattr(
-        nn, "choose_conv2d_blocking", lambda ic, oc, pixels=None: (4, 2)
+        cpu_layout, "choose_conv2d_blocking", lambda ic, oc, pixels=None: (4, 2)
     )
     x = var("x", (1, 8, 6, 6))
     _, after = alter(conv(x, weight((16, 8, 3, 3))))

@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 
 from xdsl.ir import Attribute
 
+from xrelay.dialects.relay import frontend_calls
 from xrelay.dialects.relay.base import RelayOp, TypeRelationError
 from xrelay.dialects.relay.layout import Layout
 from xrelay.dialects.relay.layout_rules import InferredLayouts, MaybeLayout
@@ -49,7 +50,7 @@ from xrelay.dialects.relay.op_attrs import (
 )
 from xrelay.dialects.relay.testing import placeholders
 from xrelay.frontend.relay.expr import Attrs, Call, Op, TupleWrapper, Var, to_expr
-from xrelay.frontend.relay.lift import attr_value
+from xrelay.frontend.relay.lift import Lifter, attr_value
 from xrelay.frontend.relay.ty import TypeLike, from_ir
 
 __all__ = [
@@ -225,3 +226,9 @@ def run_infer_hook(
         tuple(_layout(x) for x in out.output_layouts),
         changed,
     )
+
+
+frontend_calls.install(frontend_calls.RUN_ALTER_HOOK, run_alter_hook)
+frontend_calls.install(frontend_calls.RUN_CONVERT_HOOK, run_convert_hook)
+frontend_calls.install(frontend_calls.RUN_INFER_HOOK, run_infer_hook)
+frontend_calls.install(frontend_calls.LIFTER, Lifter)

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from xdsl.ir import Attribute
 
-from xrelay.dialects.relay import dtypes
+from xrelay.dialects.relay import dtypes, frontend_calls
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.mixed_precision import (
     CONVERSION_KEY,
@@ -106,3 +106,6 @@ def run_conversion_hook(
     accumulation = _dtype_name(seq[1], "accumulation dtype", op)
     output = _dtype_name(seq[2], "output dtype", op)
     return category, accumulation, output
+
+
+frontend_calls.install(frontend_calls.RUN_MIXED_PRECISION_HOOK, run_conversion_hook)

@@ -9,7 +9,7 @@ relu following the blocked layout, one transform back at the end), a non-CPU tar
 leaves the program alone, test_alter_layout_dense (dense_pack).
 Out of scope: hooks returning several ops (xrelay's rewriter replaces one op by one
 op: a clear LayoutHookError), QNN, conv3d/conv1d, ``topi`` x86 schedules' exact
-block sizes (xrelay's come from dialects/relay/cpu_layout.py).
+block sizes (xrelay's come from lowering/cpu_layout.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The CPU layout policy of AlterOpLayout, in one place so that the lowering can tune it.
+"""The CPU layout policy of AlterOpLayout, beside the kernels that run its layouts.
 
 Relay's x86 ``FTVMAlterOpLayout`` hooks turn ``nn.conv2d`` into
 ``nn.contrib_conv2d_NCHWc`` (data ``NCHW{ic}c``, kernel ``OIHW{ic}i{oc}o``, output
@@ -26,6 +26,11 @@ of a depthwise plane).
 """
 
 from __future__ import annotations
+
+import sys
+
+from xrelay.dialects.relay import layout_policy
+from xrelay.lowering.tiling import host_vector_unit
 
 BLOCK_CANDIDATES: tuple[int, ...] = (16, 8, 4, 2)
 """Block sizes tried, best first (16 float32 lanes fill an AVX-512 register)."""
@@ -107,8 +112,6 @@ def min_group_block() -> int:
     with: half the host's float32 vector lanes (AVX-512: 8, AVX2: 4, SSE: 2).
     Narrower blocks leave most of each vector register idle; the plain kernel
     (output channels of a group in blocks of the full lanes) runs them faster."""
-    from xrelay.lowering.tiling import host_vector_unit
-
     return max(2, host_vector_unit().bytes // 4 // 2)
 
 
@@ -140,3 +143,6 @@ def choose_dense_split(units: int, in_features: int, itemsize: int) -> int | Non
     if units * in_features * itemsize < SPLIT_MIN_WEIGHT_BYTES:
         return None
     return units // n * n
+
+
+layout_policy.install(sys.modules[__name__])  # the ops' alter_layout hooks ask it
