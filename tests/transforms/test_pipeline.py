@@ -356,7 +356,7 @@ INPUTS = (
 LOSSY = frozenset({"ToMixedPrecision"})
 """Passes that change the numerics by design (float16 compute): run and verified on
 the random programs, their accuracy tested on their own
-(tests/transforms/test_to_mixed_precision.py)."""
+(tests/relay/passes/test_tvm_to_mixed_precision.py)."""
 
 
 def transform_passes() -> list[str]:
