@@ -373,6 +373,8 @@ class Pass:
 class ModulePass(Pass):
     """``pass_func(mod, ctx) -> mod`` on the whole module; may add or remove functions."""
 
+    pass_func: Callable[[Any, PassContext], Any]
+
     def __init__(self, pass_func: Callable[[Any, PassContext], Any], info: PassInfo):
         # object.__setattr__: frozen dataclass passes call this from __post_init__
         object.__setattr__(self, "pass_func", pass_func)
@@ -419,6 +421,8 @@ class FunctionPass(Pass):
 
     KIND = "Function"
     PRESERVES = ALL  # invalidates the functions it changed, then runs InferType
+
+    pass_func: Callable[[FuncOp, Any, PassContext], Any]
 
     def __init__(
         self, pass_func: Callable[[FuncOp, Any, PassContext], Any], info: PassInfo
