@@ -15,10 +15,12 @@ alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.func import FuncOp
+from xdsl.ir import SSAValue
 from xdsl.rewriter import Rewriter
 
 from xrelay.dialects.relay.qnn import QnnOp
@@ -26,19 +28,30 @@ from xrelay.dialects.relay.qnn_canonical import QnnBuilder
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
 
 
-def canonicalize_qnn(func: FuncOp) -> bool:
-    """Rewrite the QNN ops of one function in place; True if any changed."""
+def rewrite_qnn_ops(
+    func: FuncOp, rewrite: Callable[[QnnOp, QnnBuilder], SSAValue | None]
+) -> bool:
+    """Replace each QNN op of ``func`` whose operand types are known by what
+    ``rewrite(op, builder)`` emits before it (``None``: the op stays); True if any
+    changed. The walker of QnnCanonicalize and QnnLegalize."""
     changed = False
     for op in list(func.body.walk()):
         if not isinstance(op, QnnOp):
             continue
         if not all(isinstance(v.type, TensorType) for v in op.operands):
             continue
-        value = op.canonicalize(QnnBuilder(op))
+        value = rewrite(op, QnnBuilder(op))
+        if value is None:
+            continue
         value.name_hint = op.results[0].name_hint
         Rewriter.replace_op(op, [], [value])
         changed = True
     return changed
+
+
+def canonicalize_qnn(func: FuncOp) -> bool:
+    """Rewrite the QNN ops of one function in place; True if any changed."""
+    return rewrite_qnn_ops(func, lambda op, b: op.canonicalize(b))
 
 
 @register_pass("QnnCanonicalize")

@@ -21,30 +21,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.func import FuncOp
-from xdsl.rewriter import Rewriter
 
-from xrelay.dialects.relay.qnn import QnnOp
-from xrelay.dialects.relay.qnn_canonical import QnnBuilder
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.transforms.qnn_canonicalize import rewrite_qnn_ops
 
 
 def legalize_qnn(func: FuncOp) -> bool:
     """Legalize the QNN ops of one function in place; True if any changed."""
-    changed = False
-    for op in list(func.body.walk()):
-        if not isinstance(op, QnnOp):
-            continue
-        if not all(isinstance(v.type, TensorType) for v in op.operands):
-            continue
-        value = op.legalize(QnnBuilder(op))
-        if value is None:
-            continue
-        value.name_hint = op.results[0].name_hint
-        Rewriter.replace_op(op, [], [value])
-        changed = True
-    return changed
+    return rewrite_qnn_ops(func, lambda op, b: op.legalize(b))
 
 
 @register_pass("QnnLegalize")
