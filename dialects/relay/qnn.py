@@ -398,8 +398,36 @@ def _check_int32_out(out: Attribute) -> None:
     check_out_dtype(out, ("int32",))
 
 
+class QnnProductOp(QnnOp):
+    """A product of two integer operands (operands 0 and 1) centered by their zero
+    points (operands 2 and 3), accumulated in ``out_dtype`` by the relay op
+    :attr:`PRODUCT`, whose attributes this op shares."""
+
+    PRODUCT: ClassVar[type[RelayOp]]
+
+    def product(self) -> RelayOp:
+        """The :attr:`PRODUCT` op (detached, no operands) this op accumulates with."""
+        return self.layout_variant(self.PRODUCT)
+
+    def compute(self, *args: Any) -> Any:
+        a = centered(np.asarray(args[0]), np.asarray(args[2]).reshape(()))
+        b = centered(np.asarray(args[1]), np.asarray(args[3]).reshape(()))
+        return self.product().compute(a, b)
+
+    def legalize(self, b: QnnBuilder) -> SSAValue | None:
+        return b.legalize_product(self, (0, 1))
+
+    def canonicalize(self, b: QnnBuilder) -> SSAValue:
+        lhs = b.product_operand(self.operands[0], b.scalar(self.operands[2]))
+        rhs = b.product_operand(self.operands[1], b.scalar(self.operands[3]))
+        attrs = properties_of(self, self.PRODUCT)
+        if b.dtype_of(lhs) != "int32" or b.dtype_of(rhs) != "int32":
+            attrs["out_dtype"] = self.properties["out_dtype"]
+        return b.emit(self.PRODUCT, [lhs, rhs], attrs)
+
+
 @irdl_op_definition
-class QnnConv2DOp(QnnOp, PaddedOp):
+class QnnConv2DOp(QnnProductOp, PaddedOp):
     """``nn.conv2d`` of ``data - input_zero_point`` with ``kernel - kernel_zero_point``,
     accumulated in int32 (``out_dtype``): ONNX ``ConvInteger``, the accumulation of
     ``QLinearConv``. Padding contributes zero (the input zero point, centered). The
@@ -428,17 +456,14 @@ class QnnConv2DOp(QnnOp, PaddedOp):
     out_layout = str_prop("")
     out_dtype = dtype_default("int32")
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
-
-    def conv(self) -> Conv2DOp:
-        """The ``nn.conv2d`` (detached, no operands) this op accumulates with."""
-        return cast(Conv2DOp, self.layout_variant(Conv2DOp))
+    PRODUCT: ClassVar[type[RelayOp]] = Conv2DOp
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         data = ranked(operand_types[0], "data")
         kernel = ranked(operand_types[1], "kernel")
         _check_multiply_operands(data, kernel, ("data", "kernel"))
         _check_int32_out(self.out_dtype)
-        conv = self.conv()
+        conv = self.product()
         out = cast(
             TensorType,
             conv.type_relation([_int32_like(data), _int32_like(kernel)])[0],
@@ -451,25 +476,9 @@ class QnnConv2DOp(QnnOp, PaddedOp):
         check_param(operand_types[5], "kernel_scale", "float32", channels, "the output")
         return [out]
 
-    def compute(self, *args: Any) -> Any:
-        x = centered(np.asarray(args[0]), np.asarray(args[2]).reshape(()))
-        w = centered(np.asarray(args[1]), np.asarray(args[3]).reshape(()))
-        return self.conv().compute(x, w)
-
-    def legalize(self, b: QnnBuilder) -> SSAValue | None:
-        return b.legalize_product(self, (0, 1))
-
-    def canonicalize(self, b: QnnBuilder) -> SSAValue:
-        x = b.product_operand(self.data, b.scalar(self.input_zero_point))
-        w = b.product_operand(self.kernel, b.scalar(self.kernel_zero_point))
-        attrs = properties_of(self, Conv2DOp)
-        if b.dtype_of(x) != "int32" or b.dtype_of(w) != "int32":
-            attrs["out_dtype"] = self.out_dtype
-        return b.emit(Conv2DOp, [x, w], attrs)
-
 
 @irdl_op_definition
-class QnnDenseOp(QnnOp):
+class QnnDenseOp(QnnProductOp):
     """``nn.dense`` of ``data - input_zero_point`` with ``weight - kernel_zero_point``
     in int32 (ONNX ``MatMulInteger`` with a transposed ``B``). Zero points and
     ``input_scale`` are per-tensor, ``kernel_scale`` per-tensor or per unit."""
@@ -484,9 +493,7 @@ class QnnDenseOp(QnnOp):
     result = result_def(ANY_TENSOR)
     units = opt_int_prop()
     out_dtype = dtype_default("int32")
-
-    def dense(self) -> DenseOp:
-        return cast(DenseOp, self.layout_variant(DenseOp))
+    PRODUCT: ClassVar[type[RelayOp]] = DenseOp
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         data = ranked(operand_types[0], "data")
@@ -495,7 +502,7 @@ class QnnDenseOp(QnnOp):
         _check_int32_out(self.out_dtype)
         out = cast(
             TensorType,
-            self.dense().type_relation([_int32_like(data), _int32_like(weight)])[0],
+            self.product().type_relation([_int32_like(data), _int32_like(weight)])[0],
         )
         check_param(operand_types[2], "input_zero_point", "int32")
         check_param(operand_types[3], "kernel_zero_point", "int32")
@@ -505,25 +512,9 @@ class QnnDenseOp(QnnOp):
         )
         return [out]
 
-    def compute(self, *args: Any) -> Any:
-        x = centered(np.asarray(args[0]), np.asarray(args[2]).reshape(()))
-        w = centered(np.asarray(args[1]), np.asarray(args[3]).reshape(()))
-        return self.dense().compute(x, w)
-
-    def legalize(self, b: QnnBuilder) -> SSAValue | None:
-        return b.legalize_product(self, (0, 1))
-
-    def canonicalize(self, b: QnnBuilder) -> SSAValue:
-        x = b.product_operand(self.data, b.scalar(self.input_zero_point))
-        w = b.product_operand(self.weight, b.scalar(self.kernel_zero_point))
-        attrs = properties_of(self, DenseOp)
-        if b.dtype_of(x) != "int32" or b.dtype_of(w) != "int32":
-            attrs["out_dtype"] = self.out_dtype
-        return b.emit(DenseOp, [x, w], attrs)
-
 
 @irdl_op_definition
-class QnnBatchMatmulOp(QnnOp):
+class QnnBatchMatmulOp(QnnProductOp):
     """``nn.batch_matmul`` of ``x - x_zero_point`` with ``y - y_zero_point`` in int32
     (``transpose_b`` by default, as Relay). Zero points and scales are per-tensor."""
 
@@ -538,36 +529,18 @@ class QnnBatchMatmulOp(QnnOp):
     out_dtype = dtype_default("int32")
     transpose_a = bool_prop(False)
     transpose_b = bool_prop(True)
-
-    def batch_matmul(self) -> BatchMatmulOp:
-        return cast(BatchMatmulOp, self.layout_variant(BatchMatmulOp))
+    PRODUCT: ClassVar[type[RelayOp]] = BatchMatmulOp
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x, y = ranked(operand_types[0], "x"), ranked(operand_types[1], "y")
         _check_multiply_operands(x, y, ("x", "y"))
         _check_int32_out(self.out_dtype)
-        out = self.batch_matmul().type_relation([_int32_like(x), _int32_like(y)])
+        out = self.product().type_relation([_int32_like(x), _int32_like(y)])
         check_param(operand_types[2], "x_zero_point", "int32")
         check_param(operand_types[3], "y_zero_point", "int32")
         check_param(operand_types[4], "x_scale", "float32")
         check_param(operand_types[5], "y_scale", "float32")
         return out
-
-    def compute(self, *args: Any) -> Any:
-        x = centered(np.asarray(args[0]), np.asarray(args[2]).reshape(()))
-        y = centered(np.asarray(args[1]), np.asarray(args[3]).reshape(()))
-        return self.batch_matmul().compute(x, y)
-
-    def legalize(self, b: QnnBuilder) -> SSAValue | None:
-        return b.legalize_product(self, (0, 1))
-
-    def canonicalize(self, b: QnnBuilder) -> SSAValue:
-        x = b.product_operand(self.x, b.scalar(self.x_zero_point))
-        y = b.product_operand(self.y, b.scalar(self.y_zero_point))
-        attrs = properties_of(self, BatchMatmulOp)
-        if b.dtype_of(x) != "int32" or b.dtype_of(y) != "int32":
-            attrs["out_dtype"] = self.out_dtype
-        return b.emit(BatchMatmulOp, [x, y], attrs)
 
 
 # ---------------------------------------------------------------------------------------
