@@ -167,7 +167,7 @@ def _gemm_cost(rows: int, vectors: int, mr: int, nv: int) -> int:
     return total
 
 
-def gemm_tile(rows: int, vectors: int) -> tuple[int, int]:
+def gemm_tile(rows: int, vectors: int, temporaries: int = 1) -> tuple[int, int]:
     """``(mr, nv)``: the register tile of a matrix product whose output has ``rows``
     rows and ``vectors`` host vectors per row: ``mr`` rows times ``nv`` vectors of
     sums, carried through the reduction loop. Each step loads ``nv`` vectors of the
@@ -177,13 +177,17 @@ def gemm_tile(rows: int, vectors: int) -> tuple[int, int]:
     whole output (:func:`_gemm_cost`: short edge tiles count), then the most sums,
     then the most rows (each weight vector loaded serves more rows).
 
-    ``XRELAY_TILE_ROWS`` caps ``mr`` (see the module docstring)."""
+    ``temporaries``: the registers a step needs besides the sums and the ``nv``
+    vectors (a float step: the broadcast). ``XRELAY_TILE_ROWS`` caps ``mr`` (see the
+    module docstring)."""
     unit = host_vector_unit()
     cap_rows = tile_rows_override()
     best: tuple[int, int, int, int] | None = None
     best_tile = (1, 1)
     for nv in range(1, max(1, vectors) + 1):
-        limit = min((unit.registers - 1 - nv) // nv, MAX_GEMM_SUMS // nv, rows)
+        limit = min(
+            (unit.registers - temporaries - nv) // nv, MAX_GEMM_SUMS // nv, rows
+        )
         if cap_rows is not None:
             limit = min(limit, cap_rows)
         for mr in range(1, limit + 1):
@@ -216,7 +220,9 @@ def dot_tile(rows: int, units: int) -> tuple[int, int]:
     tile with the fewest issue slots over the whole output (:func:`_gemm_cost`),
     then the most sums, then the most rows.
 
-    ``XRELAY_TILE_ROWS`` caps ``mr`` (see the module docstring)."""
+    ``temporaries``: the registers a step needs besides the sums and the ``nv``
+    vectors (a float step: the broadcast). ``XRELAY_TILE_ROWS`` caps ``mr`` (see the
+    module docstring)."""
     unit = host_vector_unit()
     cap_rows = tile_rows_override()
     limit = max(1, rows) if cap_rows is None else max(1, min(rows, cap_rows))

@@ -52,6 +52,7 @@ from xrelay.dialects.relay.base import (
     TypeRelationError,
     bool_prop,
     broadcast_shapes,
+    get_bool,
     get_int,
     get_str,
     int_prop,
@@ -66,7 +67,12 @@ from xrelay.dialects.relay.base import (
 )
 from xrelay.dialects.relay.nn import BatchMatmulOp, Conv2DOp, DenseOp, PaddedOp
 from xrelay.dialects.relay.pooling import AvgPool2DOp
-from xrelay.dialects.relay.qnn_canonical import QnnBuilder, properties_of
+from xrelay.dialects.relay.qnn_canonical import (
+    QnnBuilder,
+    properties_of,
+    quantize_plan,
+)
+from xrelay.dialects.relay.qnn_correction import corrected_product
 from xrelay.dialects.relay.qnn_numerics import (
     ROUNDING_MODES,
     along,
@@ -260,7 +266,9 @@ class QuantizeOp(QnnOp):
             [self.output_scale, self.output_zero_point],
         )
         v = b.divide(self.data, scale)
-        return b.saturate_round(v, zp, dtypes.dtype_name(self.out_dtype))
+        dtype = dtypes.dtype_name(self.out_dtype)
+        plan = quantize_plan(dtype, b.int_range(zp))
+        return b.saturate_round(v, zp, dtype, plan=plan)
 
 
 @irdl_op_definition
@@ -415,7 +423,18 @@ class QnnProductOp(QnnOp):
         return self.product().compute(a, b)
 
     def legalize(self, b: QnnBuilder) -> SSAValue | None:
+        corrected = corrected_product(b, self)
+        if corrected is not None:
+            return corrected
         return b.legalize_product(self, (0, 1))
+
+    def weight_sums(self, weight: Array) -> Array | None:
+        """The sums of the constant operand 1 (``weight``, its zero point
+        subtracted) over the reduction axis, shaped to broadcast against the result
+        (the correction of a run-time zero point of operand 0:
+        :mod:`~xrelay.dialects.relay.qnn_correction`); ``None`` when the product
+        cannot take that correction."""
+        return None
 
     def canonicalize(self, b: QnnBuilder) -> SSAValue:
         lhs = b.product_operand(self.operands[0], b.scalar(self.operands[2]))
@@ -495,6 +514,9 @@ class QnnDenseOp(QnnProductOp):
     out_dtype = dtype_default("int32")
     PRODUCT: ClassVar[type[RelayOp]] = DenseOp
 
+    def weight_sums(self, weight: Array) -> Array | None:
+        return weight.sum(axis=-1) if weight.ndim == 2 else None
+
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         data = ranked(operand_types[0], "data")
         weight = ranked(operand_types[1], "weight")
@@ -530,6 +552,12 @@ class QnnBatchMatmulOp(QnnProductOp):
     transpose_a = bool_prop(False)
     transpose_b = bool_prop(True)
     PRODUCT: ClassVar[type[RelayOp]] = BatchMatmulOp
+
+    def weight_sums(self, weight: Array) -> Array | None:
+        if weight.ndim != 3:
+            return None
+        axis = 2 if get_bool(self.transpose_b) else 1
+        return np.expand_dims(weight.sum(axis=axis), 1)
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x, y = ranked(operand_types[0], "x"), ranked(operand_types[1], "y")

@@ -78,6 +78,8 @@ class RequantizePlan:
     or ``"general"``."""
     wide: bool = True
     """The sum with the zero point needs int64."""
+    bound: float = FLOAT_BOUND
+    """The clamp's bound (NaN becomes its negative)."""
 
 
 GENERAL = RequantizePlan()
@@ -103,6 +105,29 @@ def requantize_plan(
         zp = np.abs(np.asarray(zero_point).astype(np.int64))
         wide = bound + 1 + float(zp.max(initial=0)) >= 2.0**31 - 1
     return RequantizePlan(False, bound >= FLOAT_BOUND, rounding, wide)
+
+
+QUANTIZE_BOUND = 2.0**22
+"""The clamp of :func:`quantize_plan`: within it ties to even are the two-op
+rounding of :data:`MAGIC`."""
+
+
+def quantize_plan(
+    dtype: str, zero_point_range: tuple[int, int] | None
+) -> RequantizePlan:
+    """The steps of a quantize of float32 values into ``dtype`` whose zero point is
+    known to lie in ``zero_point_range`` (``None``: unknown): for 8- and 16-bit
+    results and a zero point within ``2**21``, clamping the value to ``2**22``
+    saturates exactly as clamping to ``2**40`` does (``2**22 + zp`` lies beyond
+    the type's range either way), so the rounding is the two-op :data:`MAGIC` one
+    and the sum with the zero point fits int32 (AVX2 has no vector float-to-int64
+    conversion)."""
+    if zero_point_range is None or np.dtype(dtype).itemsize > 2:
+        return GENERAL
+    lo, hi = zero_point_range
+    if max(abs(lo), abs(hi)) > 2**21:
+        return GENERAL
+    return RequantizePlan(True, True, "magic", False, QUANTIZE_BOUND)
 
 
 class QnnBuilder:
@@ -142,6 +167,25 @@ class QnnBuilder:
         """The array of ``value`` when a ``relay.constant`` defines it."""
         owner = value.owner
         return owner.numpy() if isinstance(owner, ConstantOp) else None
+
+    def int_range(self, value: SSAValue) -> tuple[int, int] | None:
+        """Bounds of the integer ``value``: a constant's extremes, or the range of
+        the integer type a ``cast`` (through reshapes) converts from; ``None`` when
+        not known."""
+        owner = value.owner
+        while isinstance(owner, ReshapeOp):
+            owner = owner.operands[0].owner
+        if isinstance(owner, ConstantOp):
+            array = owner.numpy()
+            if array.size == 0 or array.dtype.kind not in "iu":
+                return None
+            return int(array.min()), int(array.max())
+        if isinstance(owner, CastOp):
+            source = np.dtype(self.dtype_of(owner.operands[0]))
+            if source.kind in "iu" and source.itemsize < 8:
+                info = np.iinfo(source)
+                return int(info.min), int(info.max)
+        return None
 
     def ratio_of(self, numerator: SSAValue, denominator: SSAValue) -> Array | None:
         """``numerator / denominator`` in float32 when both are constants."""
@@ -286,9 +330,9 @@ class QnnBuilder:
         steps ``plan`` rules out are left out."""
         if plan.nan:
             is_nan = self.emit(NotEqualOp, [v, v])
-            v = self.where(is_nan, self.const(-FLOAT_BOUND, "float32"), v)
+            v = self.where(is_nan, self.const(-plan.bound, "float32"), v)
         if plan.clamp:
-            v = self.clip(v, -FLOAT_BOUND, FLOAT_BOUND)
+            v = self.clip(v, -plan.bound, plan.bound)
         wide = "int64" if plan.wide else "int32"
         r = self.cast(self.round(v, rounding, plan), wide)
         total = self.add(r, self.cast(zero_point, wide))

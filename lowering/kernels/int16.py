@@ -540,6 +540,7 @@ def dense_pack_int16(
     are stored. False (nothing emitted) unless the weight was repacked and ``x``
     is a stored buffer."""
     from xrelay.lowering.kernels.gemm import store_tile, tiled_rows
+    from xrelay.lowering.kernels.int16_matmul import pair_gemm_tile
 
     op = cx.op
     kb = cx.kb
@@ -597,5 +598,6 @@ def dense_pack_int16(
                 idx = [*kb.unflatten(kb.iadd(m0, r), lead, unsigned=True), u]
                 kb.store(epilogue(kb.load(out, idx), idx), out, idx)
 
-    tiled_rows(kb, m_n, b_n * per_block, tile)
+    vectors = b_n * per_block
+    tiled_rows(kb, m_n, vectors, tile, shape=pair_gemm_tile(m_n, vectors))
     return True

@@ -15,7 +15,7 @@ import pytest
 
 from xrelay import relay
 from xrelay.dialects.relay.qnn import QnnOp
-from xrelay.dialects.relay.qnn_canonical import requantize_plan
+from xrelay.dialects.relay.qnn_canonical import quantize_plan, requantize_plan
 from xrelay.runtime.interpreter import interpret
 from xrelay.transforms.pipeline import PASS_PREFIX
 
@@ -110,21 +110,124 @@ def test_dense_and_batch_matmul():
     assert input_types(out, "relay.nn.batch_matmul") == ["i16", "i16"]
 
 
-def test_zero_point_not_a_constant_stays_int32():
+@pytest.mark.parametrize("zx", [0, 255, 9, -70000, 2**31 - 1])
+def test_runtime_zero_point_takes_a_correction(zx: int):
+    """An activation zero point known only at run time: the product of the
+    uncentered int16 activation with the folded weight, minus the zero point times
+    the weight's sums (constant); the same bits as the reference for any zero
+    point, also one outside the operand's range (int32 wraps alike)."""
     w = s8((3, 6), 6)
     out = check(
         lambda x, z: relay.qnn.op.dense(
-            x, c(w, "int8"), z, c(0, I32), c(1.0, F32), c(1.0, F32), 3
+            x, c(w, "int8"), z, c(-128, I32), c(1.0, F32), c(1.0, F32), 3
+        ),
+        u8((2, 4, 6), 7),
+        np.array(zx, np.int32),
+    )
+    assert input_types(out, "relay.nn.dense") == ["i16", "i16"]
+    y = s8((2, 5, 4), 8)
+    for transpose_b in (True, False):
+        x = s8((2, 3, 4), 9)
+        yc = y if transpose_b else np.ascontiguousarray(y.transpose(0, 2, 1))
+        out = check(
+            lambda a, z, yc=yc, tb=transpose_b: relay.qnn.op.batch_matmul(
+                a,
+                c(yc, "int8"),
+                z,
+                c(127, I32),
+                c(1.0, F32),
+                c(1.0, F32),
+                transpose_b=tb,
+            ),
+            x,
+            np.array([zx], np.int32),
+        )
+        assert input_types(out, "relay.nn.batch_matmul") == ["i16", "i16"]
+
+
+def test_runtime_zero_point_of_two_activations_stays_int32():
+    """No correction without a constant weight (nor for a convolution, whose
+    padding holds zeros, not the zero point): the int32 form."""
+    out = check(
+        lambda x, y, z: relay.qnn.op.dense(
+            x, y, z, c(0, I32), c(1.0, F32), c(1.0, F32), 3
         ),
         u8((2, 6), 7),
+        s8((3, 6), 6),
         np.array(9, np.int32),
     )
     assert input_types(out, "relay.nn.dense") == ["i32", "i32"]
+    w = s8((2, 2, 3, 3), 1)
+    out = check(
+        lambda x, z: relay.qnn.op.conv2d(
+            x,
+            c(w, "int8"),
+            z,
+            c(0, I32),
+            c(0.5, F32),
+            c(0.5, F32),
+            kernel_size=(3, 3),
+            channels=2,
+            padding=(1, 1),
+        ),
+        u8((1, 2, 4, 4), 0),
+        np.array(3, np.int32),
+    )
+    assert input_types(out, "relay.nn.conv2d") == ["i32", "i32"]
 
 
 def test_pipeline_runs_legalize_before_canonicalize():
     assert PASS_PREFIX.index("QnnLegalize") + 1 == PASS_PREFIX.index("QnnCanonicalize")
     assert relay.qnn.transform.Legalize().info.name == "QnnLegalize"
+
+
+# -- quantize with a zero point of known range --------------------------------------
+
+EDGES = np.array(
+    [np.nan, np.inf, -np.inf, 0.5, 1.5, 2.5, -0.5, -2.5, 127.5, 128.5, -128.5,
+     255.5, 2**22, -(2**22), 2**22 - 0.5, 2**22 + 2, 4194302.5, -4194302.5, 3e9,
+     -3e9, 1e-30, -0.0],
+    np.float32,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("out_dtype", "zp_dtype", "zp"),
+    [("uint8", "uint8", 0), ("uint8", "uint8", 255), ("int8", "int8", -128),
+     ("int16", "int16", 32767), ("int8", "uint8", 200)],
+)  # fmt: skip
+def test_quantize_with_a_cast_zero_point_is_exact(
+    out_dtype: str, zp_dtype: str, zp: int
+):
+    """A zero point cast from an 8- or 16-bit value (dynamic quantization's) lies
+    in that type's range: the quantize clamps to ``2**22`` and rounds with two
+    float ops in int32 (:func:`quantize_plan`), with the reference's bits at NaN,
+    the infinities, ties and the clamp's edges."""
+    x = np.concatenate([EDGES, np.random.default_rng(3).normal(0, 300, 40)])
+    x = x.astype(np.float32)
+    for scale in (1.0, 0.5, 3.0):
+        out = check(
+            lambda v, z, scale=scale: relay.qnn.op.quantize(
+                v, c(scale, F32), relay.cast(z, I32), out_dtype=out_dtype
+            ),
+            x,
+            np.array(zp, zp_dtype),
+        )
+    names = {op.name for op in out.module.walk()}
+    assert "relay.sign" not in names  # the two-op rounding
+    assert all(
+        str(op.results[0].type.get_element_type()) != "i64"
+        for op in out.module.walk()
+        if op.results and hasattr(op.results[0].type, "get_element_type")
+    )
+
+
+def test_quantize_plan():
+    plan = quantize_plan("uint8", (0, 255))
+    assert (plan.rounding, plan.wide, plan.bound) == ("magic", False, 2.0**22)
+    assert quantize_plan("uint8", None).wide  # unknown zero point: every step
+    assert quantize_plan("int32", (0, 255)).wide  # 32-bit results
+    assert quantize_plan("int8", (0, 2**21 + 1)).wide  # too far for the clamp
 
 
 # -- requantize bounded by its constant multiplier --------------------------------

@@ -64,3 +64,46 @@ func.func @unchanged(%x: tensor<2x4xui8>, %w: tensor<3x4xi8>, %zx: tensor<i32>, 
   %q = relay.qnn.quantize %f, %s, %zw : (tensor<2xf32>, tensor<f32>, tensor<i32>) -> tensor<2xi8>
   func.return %a, %b, %c, %q : tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2xi8>
 }
+
+// -----
+
+// A run-time activation zero point (dynamic quantization): the uncentered int16
+// activation times the folded int16 weight (w + 2), minus the zero point times the
+// folded weight's sums per unit (3 - 126 = -123, 129 + 2 = 131, 7 - 4 = 3).
+// CHECK-LABEL: func.func @dynamic
+// CHECK:         %[[X:.*]] = relay.cast %x {dtype = i16} : (tensor<5x2xui8>) -> tensor<5x2xi16>
+// CHECK-NEXT:    %[[W:.*]] = relay.constant dense<{{\[\[}}3, -126], [129, 2], [7, -4]]> : tensor<3x2xi16>
+// CHECK-NEXT:    %[[Z0:.*]] = relay.constant dense<0> : tensor<i32>
+// CHECK-NEXT:    %[[Z1:.*]] = relay.constant dense<0> : tensor<i32>
+// CHECK-NEXT:    %[[P:.*]] = relay.qnn.dense %[[X]], %[[W]], %[[Z0]], %[[Z1]], %s, %s {units = 3 : i64} : (tensor<5x2xi16>, tensor<3x2xi16>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<5x3xi32>
+// CHECK-NEXT:    %[[SUMS:.*]] = relay.constant dense<[-123, 131, 3]> : tensor<3xi32>
+// CHECK-NEXT:    %[[C:.*]] = relay.multiply %zx, %[[SUMS]] : (tensor<i32>, tensor<3xi32>) -> tensor<3xi32>
+// CHECK-NEXT:    %y = relay.subtract %[[P]], %[[C]] : (tensor<5x3xi32>, tensor<3xi32>) -> tensor<5x3xi32>
+// CANON-LABEL: func.func @dynamic
+// CANON:         relay.nn.dense %{{.*}}, %{{.*}} {units = 3 : i64, out_dtype = i32} : (tensor<5x2xi16>, tensor<3x2xi16>) -> tensor<5x3xi32>
+// CANON-NOT:     relay.qnn
+func.func @dynamic(%x: tensor<5x2xui8>, %zx: tensor<i32>) -> tensor<5x3xi32> {
+  %w = relay.constant dense<[[1, -128], [127, 0], [5, -6]]> : tensor<3x2xi8>
+  %zw = relay.constant dense<-2> : tensor<i32>
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %y = relay.qnn.dense %x, %w, %zx, %zw, %s, %s {units = 3 : i64} : (tensor<5x2xui8>, tensor<3x2xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<5x3xi32>
+  func.return %y : tensor<5x3xi32>
+}
+
+// -----
+
+// Left alone with a run-time activation zero point: a weight that is not a
+// constant, and a convolution (its padding holds zeros, not the zero point).
+// CHECK-LABEL: func.func @dynamic_unchanged
+// CHECK-NOT:     relay.cast
+// CHECK:         relay.qnn.dense %x, %w, %zx, %zw, %s, %s
+// CHECK:         relay.qnn.conv2d %i, %k, %zx, %zw, %s, %s
+// CHECK-NOT:     relay.subtract
+func.func @dynamic_unchanged(%x: tensor<5x2xui8>, %w: tensor<3x2xi8>, %zx: tensor<i32>, %i: tensor<1x1x3x3xui8>) -> (tensor<5x3xi32>, tensor<1x1x3x3xi32>) {
+  %zw = relay.constant dense<0> : tensor<i32>
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %k = relay.constant dense<1> : tensor<1x1x3x3xi8>
+  %y = relay.qnn.dense %x, %w, %zx, %zw, %s, %s {units = 3 : i64} : (tensor<5x2xui8>, tensor<3x2xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<5x3xi32>
+  %c = relay.qnn.conv2d %i, %k, %zx, %zw, %s, %s {kernel_size = array<i64: 3, 3>, channels = 1 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xui8>, tensor<1x1x3x3xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<1x1x3x3xi32>
+  func.return %y, %c : tensor<5x3xi32>, tensor<1x1x3x3xi32>
+}
