@@ -9,6 +9,12 @@ Models:
 * every folder of ``<models>/quant/`` (``model.onnx``, ``input_<i>.npy``,
   ``output_<i>.npy``, ``meta.json`` whose ``source`` names the float twin under
   ``<models>`` or ``<models>/zoo``), skipped with a note when absent;
+* ``gpt2-dynamic``, ``vit-dynamic``: the GPT-2 and ViT blocks of
+  ``bench/families.py`` quantized here by onnxruntime's ``quantize_dynamic`` (s8
+  weights, ``DynamicQuantizeLinear`` + ``MatMulInteger``); ``gpt2-dynamic-all`` also
+  quantizes the attention's products of two activations (``MatMulConstBOnly``
+  off). The float model is the twin; the reference output is onnxruntime's on the
+  quantized model (needs onnxruntime);
 * ``qnn-resnet18``: a ResNet-18-shaped network written with ``relay.qnn`` ops
   (u8 activations, s8 per-channel weights, requantize, fused clip, residual
   ``qnn.add``), and the same network in float32 (conv, bias, relu): the integer
@@ -153,6 +159,54 @@ def _shared(
     return {"ms": ms, "err": err, "compile_s": compile_s}
 
 
+# -- transformers quantized dynamically here -----------------------------------------
+
+GENERATED = {
+    "gpt2-dynamic": ("gpt2", True),
+    "gpt2-dynamic-all": ("gpt2", False),
+    "vit-dynamic": ("vit", True),
+}
+"""Name: (family of ``bench/families.py``, quantize only products by a constant)."""
+
+
+def _generated(name: str, threads: int, runs: int, blocks: int) -> dict[str, Any]:
+    import tempfile
+
+    import onnx
+    from families import FAMILIES
+    from onnxruntime.quantization import (  # pyright: ignore[reportMissingImports]
+        QuantType,  # pyright: ignore
+        quantize_dynamic,  # pyright: ignore
+    )
+
+    family, const_b_only = GENERATED[name]
+    model, shape = FAMILIES[family](1.0)
+    folder = Path(tempfile.mkdtemp(prefix="xrelay-quant-"))
+    float_path, quant_path = folder / "float.onnx", folder / "model.onnx"
+    onnx.save(model, str(float_path))
+    quantize_dynamic(  # pyright: ignore
+        str(float_path),
+        str(quant_path),
+        weight_type=QuantType.QInt8,  # pyright: ignore
+        extra_options={"MatMulConstBOnly": const_b_only},
+    )
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    start = time.perf_counter()
+    tools: dict[str, Run] = {"int8": _xrelay(quant_path, [x], threads)}
+    compile_s = time.perf_counter() - start
+    ort = _ort(quant_path, [x], threads)
+    assert ort is not None
+    tools["ort"] = ort
+    got, want = tools["int8"](), ort()[0]
+    got = got[0] if isinstance(got, list | tuple) else got
+    err = float(np.max(np.abs(np.asarray(got, np.float64) - want)))
+    ov = _ov(quant_path, [x], threads)
+    if ov is not None:
+        tools["ov"] = ov
+    tools["f32"] = _xrelay(float_path, [x], threads)
+    return {"ms": _blocks(tools, runs, blocks), "err": err, "compile_s": compile_s}
+
+
 # -- a ResNet-18-shaped network on relay.qnn ops ------------------------------------
 
 
@@ -261,6 +315,12 @@ def main() -> None:
         names = sorted(p.name for p in quant.iterdir() if (p / "model.onnx").is_file())
     else:
         print(f"({quant} is absent: the shared quantized models are skipped)")
+    try:
+        import onnxruntime  # noqa: F401  # pyright: ignore[reportMissingImports, reportUnusedImport]
+
+        names.extend(GENERATED)
+    except ImportError:
+        print("(onnxruntime is absent: the dynamically quantized models are skipped)")
     names.append("qnn-resnet18")
     print(
         f"{'model':22} {'int8 ms':>8} {'ort ms':>8} {'ov ms':>8} {'x/ort':>6} "
@@ -272,6 +332,8 @@ def main() -> None:
         try:
             if name == "qnn-resnet18":
                 r = _synthetic(args.threads, args.runs, args.blocks)
+            elif name in GENERATED:
+                r = _generated(name, args.threads, args.runs, args.blocks)
             else:
                 r = _shared(args.models, name, args.threads, args.runs, args.blocks)
         except Exception as e:  # a model xrelay cannot build yet: say so, go on

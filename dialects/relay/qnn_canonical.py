@@ -254,6 +254,8 @@ class QnnBuilder:
         int16: ``[-255, 255]``); a constant ``x`` is folded. ``None`` otherwise."""
         dtype = self.dtype_of(x)
         zp = self.constant_of(zero_point)
+        if dtype in ("int8", "uint8") and zp is None:
+            return self.centered16_at_run_time(x, zero_point)
         if dtype not in ("int8", "uint8") or zp is None or zp.size != 1:
             return None
         info = np.iinfo(np.dtype(dtype))
@@ -264,6 +266,24 @@ class QnnBuilder:
         if array is not None:
             return self.const_array(array.astype(np.int16) - np.int16(z))
         return self.subtract(self.cast(x, "int16"), self.const(z, "int16"))
+
+    def centered16_at_run_time(
+        self, x: SSAValue, zero_point: SSAValue
+    ) -> SSAValue | None:
+        """``int16(x) - int16(zero_point)`` for an 8-bit ``x`` and a per-tensor
+        ``zero_point`` known only at run time whose range (:meth:`int_range`: the
+        8-bit value dynamic quantization casts to int32) keeps the difference
+        within ``[-32767, 32767]`` (a pair of products of such values cannot
+        saturate ``pmaddwd``); ``None`` otherwise."""
+        bounds = self.int_range(zero_point)
+        if bounds is None or int(np.prod(self.shape_of(zero_point))) != 1:
+            return None
+        info = np.iinfo(np.dtype(self.dtype_of(x)))
+        lo, hi = int(info.min) - bounds[1], int(info.max) - bounds[0]
+        if lo < -32767 or hi > 32767:
+            return None
+        zp = self.cast(self.scalar(zero_point), "int16")
+        return self.subtract(self.cast(x, "int16"), zp)
 
     def legalize_product(self, op: RelayOp, operands: Sequence[int]) -> SSAValue | None:
         """``op`` (a QNN product) rebuilt on its operands ``operands[k]`` (8-bit)

@@ -406,8 +406,16 @@ def _batch_matmul_scratch(
     """``y`` as ``[B, K, N]`` when it is given transposed (``transpose_b``, Relay's
     default): :func:`_batch_matmul_tiled` reads it along ``N``."""
     assert isinstance(op, nn.BatchMatmulOp)
-    (_, x_dt), (y_shape, _) = operands
+    from xrelay.lowering.kernels.int16_matmul import (
+        batch_matmul_pairs_fit,
+        batch_matmul_pairs_scratch,
+    )
+
+    (_, x_dt), (y_shape, y_dt) = operands
     dt = results[0][1]
+    ta, tb = get_bool(op.transpose_a), get_bool(op.transpose_b)
+    if batch_matmul_pairs_fit(ta, tb, operands[0], operands[1], dt):
+        return [(batch_matmul_pairs_scratch(y_shape, tb), y_dt)]
     if not (is_float(dt) and is_float(x_dt)) or not get_bool(op.transpose_b):
         return []
     b, n, k = y_shape
@@ -432,6 +440,10 @@ def _batch_matmul_tiled(cx: OpContext, outs: list[Buffer]) -> None:
     out = outs[0]
     dt = out.dtype
     x, y = cx.operand(0), cx.operand(1)
+    from xrelay.lowering.kernels.int16_matmul import batch_matmul_int16
+
+    if cx.scratch and batch_matmul_int16(cx, out, cx.scratch[0]):
+        return  # int16 pair products (pmaddwd)
     if not (is_float(dt) and is_float(x.dtype)):
         with kb.nest(out.shape) as idx:
             kb.store(_batch_matmul(cx, 0, idx), out, idx)

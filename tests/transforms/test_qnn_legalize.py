@@ -145,6 +145,23 @@ def test_runtime_zero_point_takes_a_correction(zx: int):
         assert input_types(out, "relay.nn.batch_matmul") == ["i16", "i16"]
 
 
+@pytest.mark.parametrize(("za", "zb"), [(0, -128), (255, 127), (17, 0)])
+def test_runtime_zero_points_cast_from_8_bits_center_in_int16(za: int, zb: int):
+    """Two activations whose run-time zero points are 8-bit values cast to int32
+    (dynamic quantization's): both centered into int16 at run time, the
+    reference's bits at the extremes."""
+    out = check(
+        lambda a, b, x, y: relay.qnn.op.batch_matmul(
+            a, b, relay.cast(x, I32), relay.cast(y, I32), c(1.0, F32), c(1.0, F32)
+        ),
+        u8((2, 3, 8), 10),
+        s8((2, 5, 8), 11),
+        np.array(za, np.uint8),
+        np.array([zb], np.int8),
+    )
+    assert input_types(out, "relay.nn.batch_matmul") == ["i16", "i16"]
+
+
 def test_runtime_zero_point_of_two_activations_stays_int32():
     """No correction without a constant weight (nor for a convolution, whose
     padding holds zeros, not the zero point): the int32 form."""

@@ -443,3 +443,40 @@ def test_qnn_forms(
     name = "relay.qnn.quantize" if op == "QuantizeLinear" else "relay.qnn.dequantize"
     ops = _imported_ops(q(op, *inputs, **attrs), inputs)
     assert (name in ops) == qnn, ops
+
+
+# ---------------------------------------------------------------------------------------
+# Dynamically quantized products, as onnxruntime's quantize_dynamic writes them
+# ---------------------------------------------------------------------------------------
+
+
+def test_dynamic_quantized_matmuls(rng: Gen) -> None:
+    """``DynamicQuantizeLinear`` feeding ``MatMulInteger`` with a constant s8
+    weight (a 3-D activation: the run-time zero point corrected by the weight's
+    sums) and a product of two quantized activations (both centered at run time),
+    then the dequantizing ``Cast`` / ``Mul``: compiled, the integers and the floats
+    are the reference evaluator's exactly (the int16 pair kernels)."""
+    x = (rng.standard_normal((2, 8, 16)) * 3 + 1).astype(F32)
+    x.reshape(-1)[:3] = [2.5, -2.5, 0.5]  # ties once divided by the scale
+    h = rng.standard_normal((2, 16, 8)).astype(F32)
+    w = rng.integers(-128, 128, (16, 24)).astype(I8)
+    w.reshape(-1)[:2] = [-128, 127]
+    inits = {"w": w, "wz": np.array(3, I8), "ws": np.array(0.02, F32)}
+    mk = helper.make_node
+    nodes = [
+        mk("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+        mk("MatMulInteger", ["xq", "w", "xz", "wz"], ["acc"]),
+        mk("Cast", ["acc"], ["accf"], to=TensorProto.FLOAT),
+        mk("Mul", ["xs", "ws"], ["s"]),
+        mk("Mul", ["accf", "s"], ["y"]),
+        mk("DynamicQuantizeLinear", ["h"], ["hq", "hs", "hz"]),
+        mk("MatMulInteger", ["xq", "hq", "xz", "hz"], ["aa"]),
+    ]
+    inputs = {"x": x, "h": h}
+    outs = ["acc", "y", "aa"]
+    want = reference(make_model(nodes, inputs, inits, outs, opset=13), inputs)
+    model = make_model(nodes, inputs, inits, outs, opset=13, output_values=want)
+    mod, params = from_onnx(model)
+    got = xrelay.build(mod, params=params, cache=False)(*inputs.values())
+    for k, (g, e) in enumerate(zip(got, want, strict=True)):
+        compare(np.asarray(g), np.asarray(e), 1e-7, 0, f"output #{k}: ")

@@ -107,3 +107,26 @@ func.func @dynamic_unchanged(%x: tensor<5x2xui8>, %w: tensor<3x2xi8>, %zx: tenso
   %c = relay.qnn.conv2d %i, %k, %zx, %zw, %s, %s {kernel_size = array<i64: 3, 3>, channels = 1 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xui8>, tensor<1x1x3x3xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<1x1x3x3xi32>
   func.return %y, %c : tensor<5x3xi32>, tensor<1x1x3x3xi32>
 }
+
+// -----
+
+// Two activations with run-time zero points cast from 8-bit values (dynamic
+// quantization's): both centered into int16 at run time (the differences fit);
+// a zero point of unknown range (an int32 argument) keeps the int32 form.
+// CHECK-LABEL: func.func @dynamic_two
+// CHECK:         %[[ZA:.*]] = relay.cast %za32 {dtype = i16} : (tensor<i32>) -> tensor<i16>
+// CHECK-NEXT:    %[[A:.*]] = relay.cast %a {dtype = i16} : (tensor<1x2x4xui8>) -> tensor<1x2x4xi16>
+// CHECK-NEXT:    %[[AC:.*]] = relay.subtract %[[A]], %[[ZA]] : (tensor<1x2x4xi16>, tensor<i16>) -> tensor<1x2x4xi16>
+// CHECK:         %[[ZB:.*]] = relay.cast %zb32 {dtype = i16} : (tensor<i32>) -> tensor<i16>
+// CHECK-NEXT:    %[[B:.*]] = relay.cast %b {dtype = i16} : (tensor<1x3x4xui8>) -> tensor<1x3x4xi16>
+// CHECK-NEXT:    %[[BC:.*]] = relay.subtract %[[B]], %[[ZB]] : (tensor<1x3x4xi16>, tensor<i16>) -> tensor<1x3x4xi16>
+// CHECK:         %r = relay.qnn.batch_matmul %[[AC]], %[[BC]], %{{.*}}, %{{.*}}, %s, %s : (tensor<1x2x4xi16>, tensor<1x3x4xi16>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<1x2x3xi32>
+// CHECK:         %u = relay.qnn.batch_matmul %a, %b, %zu, %zb32, %s, %s
+func.func @dynamic_two(%a: tensor<1x2x4xui8>, %b: tensor<1x3x4xui8>, %za: tensor<ui8>, %zb: tensor<ui8>, %zu: tensor<i32>) -> (tensor<1x2x3xi32>, tensor<1x2x3xi32>) {
+  %za32 = relay.cast %za {dtype = i32} : (tensor<ui8>) -> tensor<i32>
+  %zb32 = relay.cast %zb {dtype = i32} : (tensor<ui8>) -> tensor<i32>
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %r = relay.qnn.batch_matmul %a, %b, %za32, %zb32, %s, %s : (tensor<1x2x4xui8>, tensor<1x3x4xui8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<1x2x3xi32>
+  %u = relay.qnn.batch_matmul %a, %b, %zu, %zb32, %s, %s : (tensor<1x2x4xui8>, tensor<1x3x4xui8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<1x2x3xi32>
+  func.return %r, %u : tensor<1x2x3xi32>, tensor<1x2x3xi32>
+}
