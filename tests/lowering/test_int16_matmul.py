@@ -97,5 +97,6 @@ def test_batch_matmul_pairs_fit(
 @pytest.mark.parametrize(("rows", "vectors"), [(128, 32), (7, 3), (1, 40), (197, 8)])
 def test_pair_tile_leaves_room_for_the_product(rows: int, vectors: int):
     mr, nv = pair_gemm_tile(rows, vectors)
-    assert 1 <= mr <= rows and 1 <= nv <= vectors
+    assert 1 <= mr <= rows
+    assert 1 <= nv <= vectors
     assert mr * nv + nv + PAIR_TEMPORARIES <= host_vector_unit().registers
