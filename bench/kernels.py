@@ -317,6 +317,31 @@ def _qdense(m: int, k: int, n: int) -> Callable[[Any], Any]:
     return build
 
 
+def _qbatch_matmul(b: int, m: int, k: int, n: int) -> Callable[[Any], Any]:
+    """Two dynamically quantized activations (u8, run-time zero points cast from
+    u8, as ``DynamicQuantizeLinear`` gives them): attention's ``Q @ K^T``."""
+
+    def build(relay: Any) -> Any:
+        rng = np.random.default_rng(0)
+        x = relay.var("x", shape=(b, m, k), dtype="uint8")
+        y = relay.var("y", shape=(b, n, k), dtype="uint8")
+        zx = relay.var("zx", shape=(), dtype="uint8")
+        zy = relay.var("zy", shape=(), dtype="uint8")
+        one = relay.const(np.float32(1.0), "float32")
+        out = relay.qnn.op.batch_matmul(
+            x, y, relay.cast(zx, "int32"), relay.cast(zy, "int32"), one, one
+        )
+        arrays = [
+            rng.integers(0, 256, (b, m, k)).astype(np.uint8),
+            rng.integers(0, 256, (b, n, k)).astype(np.uint8),
+            np.array(120, np.uint8),
+            np.array(131, np.uint8),
+        ]
+        return out, arrays
+
+    return build
+
+
 _PEAK_IR = """
 declare <{n} x i32> @{name}(<{m} x i16>, <{m} x i16>)
 define void @peak(i64 %count, ptr %out) {{
@@ -491,6 +516,9 @@ def cases() -> list[Case]:
              2 * 128 * 256 * 1024, "int8", twin=_dense(128, 256, 1024)),
         Case("matmul-int8", "qnn.dense 1x512 @ 512x1000", _qdense(1, 512, 1000),
              2 * 512 * 1000, "int8", twin=_dense(1, 512, 1000)),
+        Case("matmul-int8", "qnn.batch_matmul 12x128x64 @ 12x64x128",
+             _qbatch_matmul(12, 128, 64, 128), 2 * 12 * 128 * 64 * 128, "int8",
+             twin=_batch_matmul(12, 128, 64, 128, True)),
     ]  # fmt: skip
     for k, c in ((1, 232), (3, 128)):
         for g in (1, 2, 4, 8):
