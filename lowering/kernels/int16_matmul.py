@@ -59,25 +59,29 @@ def _is_int(dt: DType, size: int) -> bool:
 
 
 def batch_matmul_pairs_scratch(
-    y_shape: tuple[int, ...], transpose_b: bool
+    batches: int, y_shape: tuple[int, ...], transpose_b: bool
 ) -> tuple[int, ...]:
-    """The scratch of :func:`batch_matmul_int16`: ``y`` repacked as ``[B, K/2, N,
-    2]`` (the two ``k`` of a pair side by side for every column), held in a
-    ``[B, K, N]`` buffer."""
-    b, n, k = y_shape if transpose_b else (y_shape[0], y_shape[2], y_shape[1])
-    return (b, k, n)
+    """The scratch of :func:`batch_matmul_int16` for an output of ``batches``
+    entries: ``y`` repacked for each as ``[K/2, N, 2]`` (the two ``k`` of a pair
+    side by side for every column), held in a ``[batches, K, N]`` buffer (a ``y``
+    broadcast over the batch is repacked once per entry: each thread fills the
+    slots it computes)."""
+    n, k = y_shape[1:] if transpose_b else (y_shape[2], y_shape[1])
+    return (batches, k, n)
 
 
 def batch_matmul_int16(cx: OpContext, out: Buffer, packed: Buffer | None) -> bool:
     """A ``batch_matmul`` of int16 ``x [B, M, K]`` and ``y`` (``[B, K, N]``, or
     ``[B, N, K]`` with ``transpose_b``) into int32 sums with ``pmaddwd``: ``y`` is
     first repacked into ``packed`` with the two ``k`` of each pair side by side
-    (:func:`batch_matmul_pairs_scratch`; the threads share the batch entries), then
-    the tiles of :func:`pair_gemm_tile` over the rows of each batch entry: a step
+    (:func:`batch_matmul_pairs_scratch`), then the tiles of :func:`pair_gemm_tile`
+    over the rows of the entry, in one parallel nest over the batch entries (the
+    threads share them; a kernel with a second nest or a store outside it would
+    run on one thread): a step
     broadcasts each row's pair ``x[b, m, k:k+2]`` (one 32-bit load) and loads the
     ``nv`` vectors of pairs of ``y``. False (nothing emitted) when the operands do
     not fit (:func:`batch_matmul_pairs_fit`) or ``x`` is not stored."""
-    from xrelay.lowering.kernels.gemm import store_tile, tiled_rows
+    from xrelay.lowering.kernels.gemm import store_tile
 
     op = cx.op
     assert isinstance(op, nn.BatchMatmulOp)
@@ -101,21 +105,22 @@ def batch_matmul_int16(cx: OpContext, out: Buffer, packed: Buffer | None) -> boo
     if m_n == 0 or b_n == 0:
         return True
 
-    with kb.nest([y_batches, k_n // 2, n_n]) as (b, p, n):
-        at = kb.flat_index([b, p, n, 0], [y_batches, k_n // 2, n_n, 2])
-        for half in range(2):
-            k = kb.iadd(kb.imul(p, 2), half)
-            value = y.at([b, n, k] if tb else [b, k, n])
-            kb.store(value, p_flat, [kb.iadd(at, half)])
-
-    def tile(o: list[Index], m0: Index, mr: int, v0: Index, nv: int) -> None:
-        b = o[0]
-        bx = 0 if x.shape[0] == 1 else b
+    def repack(b: Index) -> None:
+        """``y``'s entry for output batch ``b`` into its slot of ``packed``."""
         by = 0 if y_batches == 1 else b
+        with kb.nest([k_n // 2, n_n]) as (p, n):
+            at = kb.flat_index([b, p, n, 0], [b_n, k_n // 2, n_n, 2])
+            for half in range(2):
+                k = kb.iadd(kb.imul(p, 2), half)
+                value = y.at([by, n, k] if tb else [by, k, n])
+                kb.store(value, p_flat, [kb.iadd(at, half)])
+
+    def tile(b: Index, m0: Index, mr: int, v0: Index, nv: int) -> None:
+        bx = 0 if x.shape[0] == 1 else b
         rows = [
             kb.imul(kb.iadd(kb.imul(bx, m_n), kb.iadd(m0, r)), k_n) for r in range(mr)
         ]
-        y_base = kb.imul(by, k_n * n_n)
+        y_base = kb.imul(b, k_n * n_n)
         bases = [kb.iadd(y_base, kb.imul(kb.iadd(v0, j), 2 * lanes)) for j in range(nv)]
 
         def step(p: Index, acc: list[SSAValue]) -> list[SSAValue]:
@@ -141,5 +146,23 @@ def batch_matmul_int16(cx: OpContext, out: Buffer, packed: Buffer | None) -> boo
             ),
         )
 
-    tiled_rows(kb, m_n, vectors, tile, outer=[b_n], shape=pair_gemm_tile(m_n, vectors))
+    mr, nv = pair_gemm_tile(m_n, vectors)
+    full_rows, full_cols = m_n // mr * mr, vectors // nv
+
+    def rows_of(b: Index, v0: Index, nvv: int) -> None:
+        if full_rows:
+            with kb.loop(0, full_rows, mr) as m0:
+                tile(b, m0, mr, v0, nvv)
+        if m_n - full_rows:
+            tile(b, full_rows, m_n - full_rows, v0, nvv)
+
+    # one parallel nest over the batch (the kernel's only one: its threads share
+    # the entries), each repacking its own slot, then its tiles
+    with kb.parallel([b_n]) as (b,):
+        repack(b)
+        if full_cols:
+            with kb.loop(0, full_cols) as ct:
+                rows_of(b, kb.imul(ct, nv), nv)
+        if vectors % nv:
+            rows_of(b, full_cols * nv, vectors % nv)
     return True

@@ -415,7 +415,8 @@ def _batch_matmul_scratch(
     dt = results[0][1]
     ta, tb = get_bool(op.transpose_a), get_bool(op.transpose_b)
     if batch_matmul_pairs_fit(ta, tb, operands[0], operands[1], dt):
-        return [(batch_matmul_pairs_scratch(y_shape, tb), y_dt)]
+        batches = results[0][0][0]
+        return [(batch_matmul_pairs_scratch(batches, y_shape, tb), y_dt)]
     if not (is_float(dt) and is_float(x_dt)) or not get_bool(op.transpose_b):
         return []
     b, n, k = y_shape

@@ -8,6 +8,7 @@ build for every case (module fixture)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -71,7 +72,36 @@ def test_batch_matmul_int16_is_exact(built: tuple[Any, Any, list[np.ndarray]]):
 def test_batch_matmul_int16_runs_pairs(built: tuple[Any, Any, list[np.ndarray]]):
     if pair_lanes() == 0:
         pytest.skip("the host has no pmaddwd")
-    assert "pmadd" in built[1].get_source("mlir")
+    kernels = re.split(r"\n\s*func\.func ", built[1].get_source("mlir"))
+    assert len([k for k in kernels if "pmadd" in k]) == 4  # the fitting cases
+
+
+def test_batch_matmul_int16_is_shared_by_the_threads(monkeypatch: Any):
+    """The kernel has one parallel nest (over the batch entries, each repacking
+    its own slot) and stores nothing outside it, so several threads run it: a
+    repack before the nest would make it single-threaded."""
+    if pair_lanes() == 0:
+        pytest.skip("the host has no pmaddwd")
+    from xrelay.build import optimize_module
+    from xrelay.lowering import graph
+    from xrelay.lowering.pipeline import relay_to_kernels
+    from xrelay.pass_manager import PassContext
+
+    seen: dict[str, bool] = {}
+    share_out = graph._share_out  # pyright: ignore[reportPrivateUsage]
+
+    def spy(kb: Any, parallel: dict[str, bool]) -> tuple[bool, bool]:
+        seen.update(parallel)
+        return share_out(kb, parallel)
+
+    monkeypatch.setattr(graph, "_share_out", spy)
+    x = relay.var("x", shape=(4, 16, 8), dtype="int16")
+    y = relay.var("y", shape=(1, 16, 8), dtype="int16")
+    expr = relay.nn.batch_matmul(x, y, out_dtype="int32")
+    with PassContext(opt_level=3):
+        module = optimize_module(relay.IRModule.from_expr(relay.Function([x, y], expr)))
+    relay_to_kernels(module)
+    assert [v for k, v in seen.items() if "batch_matmul" in k] == [True]
 
 
 @pytest.mark.parametrize(
