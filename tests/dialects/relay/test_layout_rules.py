@@ -330,6 +330,10 @@ def test_pool_convert_hook():
 
 
 def test_alter_hooks():
+    # the hooks ask the CPU layout policy, which importing the lowering installs
+    # (every pipeline has it; this file alone would not)
+    import xrelay.lowering.cpu_layout  # noqa: F401  # pyright: ignore[reportUnusedImport]
+
     conv = op("nn.conv2d")
     got = conv.alter_layout("llvm -mcpu=skylake", [t(1, 32, 4, 4), t(64, 32, 3, 3)])
     assert got is not None
