@@ -77,6 +77,7 @@ from xrelay.lowering.group import (
 from xrelay.lowering.kernels.int16 import prepack_weights
 from xrelay.lowering.scalar_types import DType, memory_type, memref_type, tensor_info
 from xrelay.lowering.stages import stage
+from xrelay.lowering.work import op_work, share_min_ns, worth_sharing
 from xrelay.names import decode_name, encode_name
 from xrelay.status import STATUS_WORDS
 
@@ -170,6 +171,10 @@ class GraphLowering:
         blocks (:meth:`_block_classes`), when it holds several counts: the largest."""
         self.work = 0
         """Estimated multiply-adds of a run (:func:`op_work` summed)."""
+        self.share_min_ns = share_min_ns()
+        self.solo_calls: set[func.CallOp] = set()
+        """Kernel calls too small to share between threads (run by thread 0 alone:
+        :func:`~xrelay.lowering.work.worth_sharing`)."""
         self._status: SSAValue | None = None
         self.placement = Placement()
         """Concatenations lowered in place and the homes of values
@@ -246,7 +251,7 @@ class GraphLowering:
         self.kb.finish()
         _insert_deallocs(host)
         parallel = {name: k.parallel for name, k in self.kernels.values()}
-        barriers, resets = _share_out(self.kb, parallel)
+        barriers, resets = _share_out(self.kb, parallel, self.solo_calls)
         team_only = FunctionType.from_lists([LLVMPointerType()], [])
         if barriers:
             self.externs[BARRIER] = team_only
@@ -596,6 +601,8 @@ class GraphLowering:
             args.append(self._status_block())
         call = func.CallOp(kname, args, [])
         self.kb.insert(call)
+        if not worth_sharing(ops, self.share_min_ns):
+            self.solo_calls.add(call)
         if self.profile:
             self.call_info[call] = _call_info(
                 kname, label or name, ops, input_hvs, out_hvs
@@ -980,40 +987,18 @@ def _insert_deallocs(host: func.FuncOp) -> None:
         block.insert_op_after(memref.DeallocOp.get(root), op)
 
 
-def op_work(op: Operation) -> int:
-    """Roughly how many multiply-adds ``op`` costs: output elements times the
-    reduction length for convolutions and matrix products, output elements for the
-    rest."""
-    out = 0
-    for r in op.results:
-        shape = getattr(r.type, "get_shape", None)
-        if shape is not None:
-            out += int(np.prod(shape(), dtype=np.int64))
-    if isinstance(op, nn.Conv2DNCHWcOp | nn.DensePackOp):
-        w = op.operands[1].type
-        if isinstance(w, TensorType):
-            shape = w.get_shape()
-            return out * int(np.prod(shape[1:-1], dtype=np.int64))
-    if isinstance(op, nn.Conv2DOp | nn.DenseOp | nn.BatchMatmulOp | nn.MatmulOp):
-        w = op.operands[1].type
-        x = op.operands[0].type
-        if isinstance(w, TensorType) and isinstance(x, TensorType):
-            if isinstance(op, nn.Conv2DOp):
-                _, weight_layout, _ = op.layouts()
-                dims = dict(zip(weight_layout, w.get_shape(), strict=False))
-                return out * dims.get("I", 1) * dims.get("H", 1) * dims.get("W", 1)
-            return out * x.get_shape()[-1]
-    return out
-
-
-def _share_out(kb: KernelBuilder, parallel: dict[str, bool]) -> tuple[bool, bool]:
+def _share_out(
+    kb: KernelBuilder, parallel: dict[str, bool], solo: set[func.CallOp]
+) -> tuple[bool, bool]:
     """Make the host run by every thread of a team (its first three arguments: the
     thread id, the thread count and the team for :data:`BARRIER`): a kernel that
     several threads may run is called by every thread with ``(tid, nthreads,
     team)``; any other kernel is called by thread 0 alone with ``(0, 1, team)``,
     after resetting the team's chunk counter (:data:`RESET`). A barrier separates a
     kernel from what follows unless both run on thread 0 alone (one thread runs
-    those in order; ``kb`` builds the host). Whether a barrier and a reset were
+    those in order; ``kb`` builds the host). A call in ``solo`` (too small to be
+    worth sharing: :func:`~xrelay.lowering.work.worth_sharing`) runs on thread 0
+    alone even when its kernel could be shared. Whether a barrier and a reset were
     inserted."""
     tid, count, team = kb.args[:THREAD_ARGS]
     entry_block = kb.entry
@@ -1034,7 +1019,7 @@ def _share_out(kb: KernelBuilder, parallel: dict[str, bool]) -> tuple[bool, bool
         nonlocal uses_reset
         for op in list(block.ops):
             if isinstance(op, func.CallOp) and op.callee.string_value() in parallel:
-                together = parallel[op.callee.string_value()]
+                together = parallel[op.callee.string_value()] and op not in solo
                 if last is not None and (together or last == "all"):
                     barrier_before(op)
                 if together:

@@ -4,7 +4,7 @@ Broadcasts and ``expand_dims`` make huge tensors out of small ones for free: a
 ``[1, 2**20]`` plus a ``[2**20, 1]`` summed to a scalar is a 4-byte result after 2**40
 additions, compiled in half a second and run for hours. :func:`program_work` sums,
 over every relay op of the module (fused functions and ``relay.if`` branches
-included), the largest of its multiply-adds (:func:`~xrelay.lowering.graph.op_work`:
+included), the largest of its multiply-adds (:func:`~xrelay.lowering.work.op_work`:
 output elements times the reduction length of convolutions and matrix products), the
 elements it writes and the elements of any operand it reads (a reduction reads all of
 them). :func:`check_work` refuses a module above the PassContext's
@@ -21,7 +21,7 @@ from xdsl.ir import Attribute, Operation
 
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.lowering.errors import LoweringError
-from xrelay.lowering.graph import op_work
+from xrelay.lowering.work import op_work
 from xrelay.pass_manager.config import MAX_WORK
 from xrelay.pass_manager.context import PassContext
 

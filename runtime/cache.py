@@ -243,7 +243,9 @@ def build_key(
     h.update(f"disabled {sorted(ctx.disabled_pass)}\n".encode())
     for k in sorted(ctx.config):
         h.update(f"config {k}={ctx.config[k]!r}\n".encode())
-    h.update(f"tile {os.environ.get('XRELAY_TILE_ROWS', '').strip()}\n".encode())
+    # the settings that shape the generated code (xrelay.settings)
+    for var in ("XRELAY_TILE_ROWS", "XRELAY_SHARE_MIN_NS"):
+        h.update(f"{var} {os.environ.get(var, '').strip()}\n".encode())
     # `with Target(...)` chooses AlterOpLayout's policy
     h.update(f"target {current_target_text('')}\n".encode())
     for name in sorted(params or {}):

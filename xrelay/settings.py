@@ -1,8 +1,8 @@
 """Environment variables that tune a build, read where they are used and checked
 as a whole by :func:`xrelay.runtime.environment.check_environment`:
 ``XRELAY_NUM_THREADS`` (:mod:`xrelay.runtime.threads`),
-``XRELAY_COMPILE_JOBS`` (:mod:`xrelay.lowering.parallel`) and ``XRELAY_TILE_ROWS``
-(:mod:`xrelay.lowering.tiling`).
+``XRELAY_COMPILE_JOBS`` (:mod:`xrelay.lowering.parallel`), ``XRELAY_TILE_ROWS``
+(:mod:`xrelay.lowering.tiling`) and ``XRELAY_SHARE_MIN_NS`` (:mod:`xrelay.lowering.work`).
 
 A bad value is a :class:`SettingError` naming the variable: a configuration error,
 never a reason for a tool to fall back to another executor (``xrelay-run`` checks
@@ -21,19 +21,26 @@ class SettingError(ValueError):
 def positive_int(name: str, maximum: int | None = None) -> int | None:
     """``$name`` as a positive integer (at most ``maximum``); ``None`` when unset or
     blank."""
+    return int_setting(name, 1, maximum)
+
+
+def int_setting(name: str, minimum: int, maximum: int | None = None) -> int | None:
+    """``$name`` as an integer from ``minimum`` to ``maximum``; ``None`` when unset
+    or blank."""
     text = os.environ.get(name, "").strip()
     if not text:
         return None
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value < 1 or (maximum is not None and value > maximum):
-        what = (
-            "a positive integer"
-            if maximum is None
-            else f"an integer from 1 to {maximum}"
-        )
+        value = minimum - 1
+    if value < minimum or (maximum is not None and value > maximum):
+        if maximum is not None:
+            what = f"an integer from {minimum} to {maximum}"
+        elif minimum == 1:
+            what = "a positive integer"
+        else:
+            what = f"an integer of at least {minimum}"
         raise SettingError(f"{name} must be {what}, got {text!r}")
     return value
 

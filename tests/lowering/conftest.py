@@ -18,6 +18,18 @@ from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.dialects.relay.testing import type_of
 
 
+@pytest.fixture(scope="module", autouse=True)
+def share_every_kernel() -> Any:
+    """Kernels as the team shares them: every kernel that can be shared out is
+    (``XRELAY_SHARE_MIN_NS=0``), however small, so that runs on several threads
+    exercise the shared-out loops of these small test cases. (Autouse and
+    module-scoped: set before the modules' own builds. The default threshold is
+    tested in tests/runtime/test_threads.py.)"""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XRELAY_SHARE_MIN_NS", "0")
+        yield
+
+
 @dataclass
 class Case:
     """One op instance: its class, operand arrays, attributes; ``constants`` lists

@@ -240,6 +240,20 @@ def test_the_key_hashes_constants_by_their_bytes():
         assert ka != cache.build_key(model(c).module, None, "main", ctx)
 
 
+@pytest.mark.parametrize("var", ["XRELAY_TILE_ROWS", "XRELAY_SHARE_MIN_NS"])
+def test_key_follows_the_settings_that_shape_the_code(
+    var: str, monkeypatch: pytest.MonkeyPatch
+):
+    """A tile size or a sharing threshold set in the environment makes other code:
+    another entry."""
+    monkeypatch.delenv(var, raising=False)
+    a = model()
+    with PassContext(opt_level=3) as ctx:
+        plain = cache.build_key(a.module, None, "main", ctx)
+        monkeypatch.setenv(var, "2")
+        assert cache.build_key(a.module, None, "main", ctx) != plain
+
+
 def _age(path: Path, seconds_ago: float) -> None:
     import os
     import time

@@ -42,9 +42,21 @@ def _model() -> tuple[Any, list[Any]]:
 
 @pytest.fixture(scope="module")
 def lib() -> Any:
+    """The model built with every kernel that can be shared shared out
+    (``XRELAY_SHARE_MIN_NS=0``: its layers are small)."""
     mod, _ = _model()
-    with PassContext(opt_level=3):
+    with pytest.MonkeyPatch.context() as mp, PassContext(opt_level=3):
+        mp.setenv("XRELAY_SHARE_MIN_NS", "0")
         return xrelay.build(mod, keep_mlir=True)
+
+
+def _host_calls(lib: Any) -> tuple[str, list[str], list[str]]:
+    """The host function's text, its kernel calls shared out, and the others."""
+    mlir = lib.get_source("mlir")
+    host = mlir[mlir.index("func.func @main") :]
+    calls = [line.strip() for line in host.splitlines() if "func.call @k" in line]
+    shared = [c for c in calls if "%tid, %nthreads, %team)" in c]
+    return host, shared, [c for c in calls if c not in shared]
 
 
 def _run(lib: Any, inputs: list[Any], count: int) -> Any:
@@ -91,13 +103,10 @@ def test_kernels_are_shared_out_or_run_by_thread_zero(lib: Any):
     under ``tid == 0`` with ``(0, 1)`` after a reset of the chunk counter (none of
     this model's kernels since batch_matmul's dot-product tiles are shared); barriers
     separate them."""
+    host, shared, alone = _host_calls(lib)
     mlir = lib.get_source("mlir")
-    host = mlir[mlir.index("func.func @main") :]
-    calls = [line.strip() for line in host.splitlines() if "func.call @k" in line]
-    shared = [c for c in calls if "%tid, %nthreads, %team)" in c]
     assert any("conv2d_NCHWc" in c for c in shared)
     assert any("dense_pack" in c for c in shared)
-    alone = [c for c in calls if c not in shared]
     assert any("softmax" in c for c in shared)
     # the depthwise one, blocked too (its kernel is OIHW1i{c}o)
     assert any("conv2d_NCHWc" in c and "x3x3x1x" in c for c in shared)
@@ -108,6 +117,24 @@ def test_kernels_are_shared_out_or_run_by_thread_zero(lib: Any):
     assert host.count("func.call @xrelay_barrier(%team)") >= len(shared) - 1
     assert host.count("func.call @xrelay_reset(%team)") == len(alone)
     assert "func.func private @xrelay_barrier(!llvm.ptr)" in mlir
+
+
+def test_small_kernels_run_on_thread_zero(monkeypatch: pytest.MonkeyPatch, lib: Any):
+    """By default a kernel call is shared out only when its estimated one-thread
+    time reaches a few microseconds: the convolutions (56 k to 903 k multiply-adds)
+    are, the 20 k multiply-add dense, the tiny batch_matmul and the 25-element
+    softmax run on thread 0, and the outputs are the same bits on any team."""
+    monkeypatch.delenv("XRELAY_SHARE_MIN_NS", raising=False)
+    mod, inputs = _model()
+    with PassContext(opt_level=3):
+        small = xrelay.build(mod, keep_mlir=True)
+    _, shared, alone = _host_calls(small)
+    assert len([c for c in shared if "conv2d_NCHWc" in c]) == 3
+    for name in ("dense_pack", "batch_matmul", "softmax"):
+        assert any(name in c for c in alone), name
+        assert not any(name in c for c in shared), name
+    for count in (1, 2, 3):
+        np.testing.assert_array_equal(_run(small, inputs, count), _run(lib, inputs, 1))
 
 
 def test_default_team(monkeypatch: pytest.MonkeyPatch, lib: Any):

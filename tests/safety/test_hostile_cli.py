@@ -197,6 +197,7 @@ def _cases(tmp: Path) -> dict[str, Case]:
         ("XRELAY_COMPILE_JOBS", "0", "XRELAY_COMPILE_JOBS must be a positive"),
         ("XRELAY_TILE_ROWS", "lots", "XRELAY_TILE_ROWS must be an integer from 1"),
         ("XRELAY_TILE_ROWS", "99999999999", "XRELAY_TILE_ROWS must be an integer"),
+        ("XRELAY_SHARE_MIN_NS", "-5", "XRELAY_SHARE_MIN_NS must be an integer from 0"),
     ):
         for cache in ([], ["--no-cache"]):
             key = f"env {var}={value} {' '.join(cache)}"

@@ -1,0 +1,126 @@
+"""How much work an op or a kernel costs, and whether a kernel is worth sharing
+between the threads of a team.
+
+:func:`op_work` estimates the multiply-adds of an op (output elements times the
+reduction length for convolutions and matrix products, output elements for the
+rest); it sizes the default team (:mod:`xrelay.runtime.threads`) and bounds the
+work of a program (:mod:`xrelay.lowering.work_bound`).
+
+:func:`worth_sharing` decides, per kernel call, whether the team runs it together
+or thread 0 runs it alone. Sharing a kernel costs a barrier before the next one and
+moves the data it writes between the cores' caches, a few microseconds on two
+threads whatever the kernel; halving a kernel that takes less than that loses. The
+estimate (:func:`kernel_ns`) counts the contracting ops' multiply-adds at a rate
+from the host's vector width and every other op's elements (read or written,
+whichever is more) at a rate of a few per nanosecond; a call estimated below
+:data:`SHARE_MIN_NS` runs on one thread, and consecutive such calls need no barrier
+between them, so a run of small layers goes at one thread's speed with none of the
+team's synchronisation.
+
+Override: ``XRELAY_SHARE_MIN_NS=<n>`` sets the threshold in nanoseconds (``0``
+shares every kernel that can be shared), read when a model is lowered.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import TensorType, TupleType
+from xdsl.ir import Attribute, Operation
+
+from xrelay.dialects.relay import nn
+from xrelay.lowering.tiling import host_vector_unit
+from xrelay.settings import int_setting
+
+SHARE_MIN_NS = 4_000
+"""Estimated one-thread time (ns) below which a kernel call runs on thread 0 alone."""
+
+MAX_SHARE_MIN_NS = 10**9
+"""The largest ``XRELAY_SHARE_MIN_NS`` (one second: nothing is shared)."""
+
+ELEMENTS_PER_NS = 4.0
+"""Elements a non-contracting op reads or writes per nanosecond on one core (the
+vector loops of elementwise ops, pools and reductions over data in cache)."""
+
+MACS_PER_LANE_NS = 1.25
+"""Multiply-adds per nanosecond per float32 lane of the widest vector register, on
+one core, in the register-tiled products (two FMA units at about half of a 2.5 GHz
+peak)."""
+
+CONTRACTING = (
+    nn.Conv2DOp,
+    nn.Conv2DNCHWcOp,
+    nn.DenseOp,
+    nn.DensePackOp,
+    nn.BatchMatmulOp,
+    nn.MatmulOp,
+)
+
+
+def _elements(ty: Attribute) -> int:
+    if isinstance(ty, TupleType):
+        return sum(_elements(t) for t in ty.types.data)
+    if isinstance(ty, TensorType):
+        return math.prod(max(d, 0) for d in ty.get_shape())
+    return 0
+
+
+def op_work(op: Operation) -> int:
+    """Roughly how many multiply-adds ``op`` costs: output elements times the
+    reduction length for convolutions and matrix products, output elements for the
+    rest."""
+    out = sum(_elements(r.type) for r in op.results)
+    if isinstance(op, nn.Conv2DNCHWcOp | nn.DensePackOp):
+        w = op.operands[1].type
+        if isinstance(w, TensorType):
+            return out * math.prod(w.get_shape()[1:-1])
+    if isinstance(op, nn.Conv2DOp | nn.DenseOp | nn.BatchMatmulOp | nn.MatmulOp):
+        w = op.operands[1].type
+        x = op.operands[0].type
+        if isinstance(w, TensorType) and isinstance(x, TensorType):
+            if isinstance(op, nn.Conv2DOp):
+                _, weight_layout, _ = op.layouts()
+                dims = dict(zip(weight_layout, w.get_shape(), strict=False))
+                return out * dims.get("I", 1) * dims.get("H", 1) * dims.get("W", 1)
+            return out * x.get_shape()[-1]
+    return out
+
+
+def kernel_ns(ops: Sequence[Operation]) -> float:
+    """Estimated one-thread time in nanoseconds of a kernel made of ``ops``."""
+    lanes = host_vector_unit().bytes // 4
+    macs_per_ns = MACS_PER_LANE_NS * lanes
+    total = 0.0
+    for op in ops:
+        if isinstance(op, CONTRACTING):
+            total += op_work(op) / macs_per_ns
+            continue
+        written = sum(_elements(r.type) for r in op.results)
+        read = max((_elements(v.type) for v in op.operands), default=0)
+        total += max(written, read) / ELEMENTS_PER_NS
+    return total
+
+
+def share_min_ns() -> int:
+    """The threshold of :func:`worth_sharing`: ``XRELAY_SHARE_MIN_NS`` when set,
+    else :data:`SHARE_MIN_NS`."""
+    value = int_setting("XRELAY_SHARE_MIN_NS", 0, MAX_SHARE_MIN_NS)
+    return SHARE_MIN_NS if value is None else value
+
+
+def worth_sharing(ops: Sequence[Operation], threshold: int | None = None) -> bool:
+    """Whether a call of the kernel made of ``ops`` should be run by the whole team
+    (its estimated time reaches ``threshold``, default :func:`share_min_ns`)."""
+    limit = share_min_ns() if threshold is None else threshold
+    return kernel_ns(ops) >= limit
+
+
+__all__ = [
+    "CONTRACTING",
+    "SHARE_MIN_NS",
+    "kernel_ns",
+    "op_work",
+    "share_min_ns",
+    "worth_sharing",
+]
