@@ -3,6 +3,7 @@ each; after every pass only when the PassContext sets ``xrelay.verify_each``."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ from xdsl.rewriter import Rewriter
 import xrelay
 import xrelay.transforms.pipeline
 from xrelay import relay
+from xrelay.errors import UserError
 from xrelay.pass_manager import PassContext
 from xrelay.pass_manager import passes as pass_mod
 from xrelay.pass_manager.passes import PassVerificationError
@@ -82,3 +84,28 @@ def test_pipeline_result_that_does_not_verify_is_refused(
         PassVerificationError, match="the IR after the relay passes does not verify"
     ):
         xrelay.build(_model(), cache=False)
+
+
+def test_a_pass_breaking_the_ir_leaves_a_reproducer_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without per-pass verification the build still stops before lowering, naming
+    the pass, and writes a crash reproducer whose replay fails the same way."""
+    from xrelay.tools.xrelay_opt import XRelayOptMain
+    from xrelay.transforms import fuse_ops
+
+    real = fuse_ops.FuseOps.apply
+
+    def breaking(self: Any, op: Any, ctx: Any, kind: Any) -> Any:
+        out = real(self, op, ctx, kind)
+        _break(out)
+        return out
+
+    monkeypatch.setattr(fuse_ops.FuseOps, "apply", breaking)
+    monkeypatch.setenv("XRELAY_REPRODUCER_DIR", str(tmp_path))
+    with PassContext(opt_level=3), pytest.raises(PassVerificationError) as built:
+        xrelay.build(_model(), cache=False)
+    assert built.value.pass_name == "FuseOps"
+    (path,) = tmp_path.glob("*.mlir")
+    with pytest.raises(UserError, match="the IR after pass 'FuseOps' does not verify"):
+        XRelayOptMain(args=["--run-reproducer", str(path)]).run()
