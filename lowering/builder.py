@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from xrelay.lowering import fast_arith
 from xrelay.lowering.scalar_types import (
     DType,
     is_bfloat16,
@@ -258,7 +259,7 @@ class KernelBuilder:
         cached = self._consts.get((key, ty))
         if cached is not None:
             return cached
-        op = arith.ConstantOp(cast(Any, attr), ty)
+        op = fast_arith.constant(attr, ty)
         # constants live at the top of the function, so that every use is dominated
         self.builder.insert(op, InsertPoint.at_start(self.entry))
         self._consts[(key, ty)] = op.result
@@ -309,14 +310,18 @@ class KernelBuilder:
             return a
         if isinstance(a, int) and a == 0:
             return b
-        return self.result(arith.AddiOp(self.index(a), self.index(b)))
+        return self.result(
+            fast_arith.int_binary(arith.AddiOp, self.index(a), self.index(b))
+        )
 
     def isub(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
             return a - b
         if isinstance(b, int) and b == 0:
             return a
-        return self.result(arith.SubiOp(self.index(a), self.index(b)))
+        return self.result(
+            fast_arith.int_binary(arith.SubiOp, self.index(a), self.index(b))
+        )
 
     def imul(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
@@ -331,7 +336,9 @@ class KernelBuilder:
                 return 0
             if a == 1:
                 return b
-        return self.result(arith.MuliOp(self.index(a), self.index(b)))
+        return self.result(
+            fast_arith.int_binary(arith.MuliOp, self.index(a), self.index(b))
+        )
 
     def idiv(self, a: Index, b: Index) -> Index:
         """Floor division of indices (both non-negative, or ``a`` of either sign)."""
@@ -339,7 +346,9 @@ class KernelBuilder:
             return a // b
         if isinstance(b, int) and b == 1:
             return a
-        return self.result(arith.FloorDivSIOp(self.index(a), self.index(b)))
+        return self.result(
+            fast_arith.int_binary(arith.FloorDivSIOp, self.index(a), self.index(b))
+        )
 
     def imod(self, a: Index, b: Index) -> Index:
         """``a mod b`` with the sign of ``b`` (Python's ``%``)."""
@@ -347,26 +356,36 @@ class KernelBuilder:
             return a % b
         if isinstance(b, int) and b == 1:
             return 0
-        rem = self.result(arith.RemSIOp(self.index(a), self.index(b)))
+        rem = self.result(
+            fast_arith.int_binary(arith.RemSIOp, self.index(a), self.index(b))
+        )
         if isinstance(b, int) and b > 0:
             # remsi has the sign of a: add b when negative
             neg = self.icmp("slt", rem, 0)
-            return self.select(neg, self.result(arith.AddiOp(rem, self.index(b))), rem)
+            return self.select(
+                neg,
+                self.result(fast_arith.int_binary(arith.AddiOp, rem, self.index(b))),
+                rem,
+            )
         return rem
 
     def imin(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
             return min(a, b)
-        return self.result(arith.MinSIOp(self.index(a), self.index(b)))
+        return self.result(
+            fast_arith.int_binary(arith.MinSIOp, self.index(a), self.index(b))
+        )
 
     def imax(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
             return max(a, b)
-        return self.result(arith.MaxSIOp(self.index(a), self.index(b)))
+        return self.result(
+            fast_arith.int_binary(arith.MaxSIOp, self.index(a), self.index(b))
+        )
 
     def icmp(self, pred: str, a: Index, b: Index) -> SSAValue:
         """Compare two indices (``slt``, ``sge``, ``eq``...); gives ``i1``."""
-        return self.result(arith.CmpiOp(self.index(a), self.index(b), pred))
+        return self.result(fast_arith.cmpi(self.index(a), self.index(b), pred))
 
     def flat_index(self, idx: Sequence[Index], shape: Sequence[Index]) -> Index:
         """The row-major linear position of ``idx`` in ``shape`` (whose extents may
@@ -382,7 +401,9 @@ class KernelBuilder:
             return a // b
         if isinstance(b, int) and b == 1:
             return a
-        return self.result(arith.DivUIOp(self.index(a), self.index(b)))
+        return self.result(
+            fast_arith.int_binary(arith.DivUIOp, self.index(a), self.index(b))
+        )
 
     def unflatten(
         self, flat: Index, shape: Sequence[int], unsigned: bool = False
@@ -401,8 +422,10 @@ class KernelBuilder:
                 continue
             if unsigned and isinstance(rest, SSAValue):
                 d_value = self.index(d)
-                out.append(self.result(arith.RemUIOp(rest, d_value)))
-                rest = self.result(arith.DivUIOp(rest, d_value))
+                out.append(
+                    self.result(fast_arith.int_binary(arith.RemUIOp, rest, d_value))
+                )
+                rest = self.result(fast_arith.int_binary(arith.DivUIOp, rest, d_value))
                 continue
             out.append(self.imod(rest, d))
             rest = self.idiv(rest, d)
@@ -864,7 +887,7 @@ class KernelBuilder:
         return self.result(arith.CmpiOp(a, b, ipred))
 
     def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.result(arith.SelectOp(cond, a, b))
+        return self.result(fast_arith.select(cond, a, b))
 
     def max(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """numpy's ``maximum`` (a NaN on either side wins)."""

@@ -182,7 +182,7 @@ def _lower_part(kernels: list[func.FuncOp], declarations: list[func.FuncOp]) -> 
             text = to_llvm_ir(part, shared=[k.sym_name.data for k in kernels])
         del part
         obj = object_code(text)
-    return text, obj, dict(times.seconds)
+    return text, obj, (dict(times.seconds), dict(times.cpu))
 
 
 def _child(

@@ -3,7 +3,10 @@ spent in the block to the :class:`StageTimes` being recorded (``with
 StageTimes() as times: xrelay.build(...)``), and does nothing otherwise.
 
 Times are exclusive: a stage entered inside another is not counted in the outer
-one (``kernel IR`` runs inside ``relay->kernels``). ``bench/compile.py`` prints them.
+one (``kernel IR`` runs inside ``relay->kernels``). Each stage has its wall clock
+(:attr:`StageTimes.seconds`) and the CPU time of the process spent in it
+(:attr:`StageTimes.cpu`, ``time.process_time``: on a shared machine the wall clock
+grows with the load, the CPU time much less). ``bench/compile.py`` prints them.
 
 A build compiled in several processes (:mod:`xrelay.lowering.parallel`) adds the
 stage times of its child processes to its own: a stage's figure is then the time
@@ -46,7 +49,11 @@ class StageTimes:
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
-        self.frames: list[list[float]] = []  # [start, time spent in nested stages]
+        """Wall-clock seconds per stage."""
+        self.cpu: dict[str, float] = {}
+        """CPU seconds (user + system) per stage."""
+        self.frames: list[list[float]] = []
+        """Open stages: [wall start, CPU start, wall and CPU spent in nested stages]."""
         self._token: object = None
         self.jobs = 1
         """The most processes a section of the build ran in."""
@@ -67,24 +74,26 @@ class StageTimes:
     ) -> None:
         _current.reset(self._token)  # pyright: ignore[reportArgumentType]
 
-    def add(self, name: str, seconds: float) -> None:
+    def add(self, name: str, seconds: float, cpu: float = 0.0) -> None:
         self.seconds[name] = self.seconds.get(name, 0.0) + seconds
+        self.cpu[name] = self.cpu.get(name, 0.0) + cpu
 
     def add_parallel(
         self,
         jobs: int,
         wall: float,
-        child_stages: list[Mapping[str, float]],
+        child_stages: list[tuple[Mapping[str, float], Mapping[str, float]]],
         child_cpu: float,
     ) -> None:
         """Record a section run in ``jobs`` processes: its wall clock, the stage
-        times the child processes measured and their CPU time."""
+        times the child processes measured (wall and CPU per stage) and their CPU
+        time."""
         self.jobs = max(self.jobs, jobs)
         self.parallel_wall += wall
         self.child_cpu += child_cpu
-        for seconds in child_stages:
+        for seconds, cpu in child_stages:
             for name, value in seconds.items():
-                self.add(name, value)
+                self.add(name, value, cpu.get(name, 0.0))
 
     @property
     def total(self) -> float:
@@ -103,13 +112,15 @@ def stage(name: str) -> Generator[None]:
     if times is None:
         yield
         return
-    frame = [time.perf_counter(), 0.0]
+    frame = [time.perf_counter(), time.process_time(), 0.0, 0.0]
     times.frames.append(frame)
     try:
         yield
     finally:
         times.frames.pop()
         spent = time.perf_counter() - frame[0]
-        times.add(name, spent - frame[1])
+        spent_cpu = time.process_time() - frame[1]
+        times.add(name, spent - frame[2], spent_cpu - frame[3])
         if times.frames:
-            times.frames[-1][1] += spent
+            times.frames[-1][2] += spent
+            times.frames[-1][3] += spent_cpu

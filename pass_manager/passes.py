@@ -70,6 +70,12 @@ def _verify(
         raise err from e
 
 
+def verify_ir(op: ModuleOp, what: str) -> None:
+    """Verify ``op`` as ``xrelay.verify_each`` does; a :class:`PassVerificationError`
+    whose message starts with ``what`` when it does not verify."""
+    _verify(op, what)
+
+
 # ---------------------------------------------------------------------------------------
 # Module kinds: builtin.module, or a wrapper such as IRModule
 # ---------------------------------------------------------------------------------------

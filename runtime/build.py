@@ -24,16 +24,42 @@ def _module_op(mod: Any) -> ModuleOp:
     )
 
 
+VERIFY_EACH = "xrelay.verify_each"
+
+
 def optimize_module(mod: Any, params: Mapping[str, Any] | None = None) -> ModuleOp:
     """``optimize`` at the current PassContext's opt_level (bind ``params``, the
     pass pipeline); InferType alone where the pipeline is not available. ``mod`` is
-    left as it was."""
+    left as it was.
+
+    Unless the context sets ``xrelay.verify_each``, the module is verified twice:
+    as given (bad input is refused before any pass sees it) and after the whole
+    pipeline (nothing that does not verify is lowered), not after every pass (a
+    third of the passes' time). When the result does not verify, the pipeline runs
+    again verifying after every pass, so that the error (and a crash reproducer)
+    names the pass that broke the IR, as with the option on."""
+    from xrelay.pass_manager import PassContext
+    from xrelay.pass_manager.passes import PassVerificationError, verify_ir
+
     try:
         from xrelay.transforms.pipeline import optimize
     except ImportError:
         optimize = None
     if optimize is not None:
-        return _module_op(optimize(mod, params))
+        ctx = PassContext.current()
+        if VERIFY_EACH in ctx.config:
+            return _module_op(optimize(mod, params))
+        verify_ir(_module_op(mod), "the input module does not verify")
+        with ctx.with_config({VERIFY_EACH: False}):
+            out = _module_op(optimize(mod, params))
+        try:
+            verify_ir(out, "the IR after the relay passes does not verify")
+        except PassVerificationError:
+            # again, verifying after each pass: the error names the pass
+            with ctx.with_config({VERIFY_EACH: True}):
+                optimize(mod, params)
+            raise
+        return out
     from xrelay.transforms.infer_type import infer_types
 
     work = _module_op(mod).clone()

@@ -9,7 +9,9 @@ The key (:func:`build_key`) is a SHA-256 of everything the compiled code depends
 the input IR (ops, attributes, types; constants and params by their raw bytes, never
 printed), the entry, the opt level, the required and disabled passes and the pass
 config, the host CPU name and features, the tile-size override, and the versions of
-xrelay (with a digest of its source files), xDSL, llvmlite, LLVM and Python.
+xrelay (with the path, size and modification time of each of its source files, the
+test by which Python itself decides that a ``.pyc`` is stale), xDSL, llvmlite, LLVM
+and Python.
 
 One entry is one file ``<key>.xrc``: a magic string, the length of a JSON header,
 the SHA-256 of the header, the header (format, key, the spec with the weights'
@@ -149,8 +151,10 @@ def usable_folder(create: bool) -> Path | None:
 
 @cache
 def _toolchain() -> str:
-    """Versions of everything that generates code, and a digest of xrelay's sources
-    (a development checkout changes its code without changing its version)."""
+    """Versions of everything that generates code, and a digest of the path, size
+    and modification time of xrelay's sources (a development checkout changes its
+    code without changing its version; Python's own bytecode cache trusts the same
+    two figures, and reading every source costs a warm build 20-100 ms)."""
     import llvmlite
     import llvmlite.binding as llvm
     import xdsl
@@ -173,8 +177,10 @@ def _toolchain() -> str:
             if not folder.is_dir():
                 continue
             for f in sorted(folder.rglob("*.py")):
-                h.update(str(f.relative_to(base)).encode())
-                h.update(f.read_bytes())
+                st = f.stat()
+                h.update(
+                    f"{f.relative_to(base)} {st.st_size} {st.st_mtime_ns}\n".encode()
+                )
     cpu, features = host_target()
     return "\n".join(
         [
@@ -189,44 +195,69 @@ def _toolchain() -> str:
     )
 
 
-def _update_attr(h: Any, attr: Attribute) -> None:
-    if isinstance(attr, DenseIntOrFPElementsAttr):
-        h.update(b"dense ")
-        h.update(str(attr.get_type()).encode())
-        raw = attr.data.data
-        h.update(struct.pack("<Q", len(raw)))
-        h.update(raw)
-    else:
-        h.update(str(attr).encode())
+class _KeyWriter:
+    """The module's part of the key: small pieces gathered and hashed together,
+    constants' raw bytes hashed as they are; each distinct attribute printed once
+    (equal attributes print equal: one dictionary lookup instead of xDSL's printer
+    for every repeated type and attribute)."""
 
+    def __init__(self, h: Any) -> None:
+        self.h = h
+        self.pieces: list[bytes] = []
+        self.printed: dict[Attribute, bytes] = {}
+        self.ids: dict[SSAValue, int] = {}
 
-def _update_op(h: Any, op: Operation, ids: dict[SSAValue, int]) -> None:
-    h.update(op.name.encode())
-    h.update(b"(")
-    for v in op.operands:
-        h.update(str(ids.get(v, -1)).encode() + b",")
-    h.update(b")")
-    for table in (op.properties, op.attributes):
-        h.update(b"{")
-        for name in sorted(table):
-            h.update(name.encode() + b"=")
-            _update_attr(h, table[name])
-            h.update(b";")
-        h.update(b"}")
-    for r in op.results:
-        ids[r] = len(ids)
-        h.update(str(r.type).encode() + b",")
-    for region in op.regions:
-        h.update(b"[")
-        for block in region.blocks:
-            h.update(b"^")
-            for a in block.args:
-                ids[a] = len(ids)
-                # argument names are the model's input names (the spec keeps them)
-                h.update(f"{a.name_hint}:{a.type},".encode())
-            for inner in block.ops:
-                _update_op(h, inner, ids)
-        h.update(b"]")
+    def flush(self) -> None:
+        self.h.update(b"".join(self.pieces))
+        self.pieces.clear()
+
+    def attr(self, attr: Attribute) -> None:
+        if isinstance(attr, DenseIntOrFPElementsAttr):
+            raw = attr.data.data
+            self.pieces += [
+                b"dense ",
+                self.text(attr.get_type()),
+                struct.pack("<Q", len(raw)),
+            ]
+            self.flush()
+            self.h.update(raw)
+        else:
+            self.pieces.append(self.text(attr))
+
+    def text(self, attr: Attribute) -> bytes:
+        try:
+            return self.printed[attr]
+        except KeyError:
+            printed = self.printed[attr] = str(attr).encode()
+            return printed
+        except TypeError:  # not hashable
+            return str(attr).encode()
+
+    def op(self, op: Operation) -> None:
+        ids, add = self.ids, self.pieces.append
+        add(op.name.encode() + b"(")
+        add(b"".join(b"%d," % ids.get(v, -1) for v in op.operands) + b")")
+        for table in (op.properties, op.attributes):
+            add(b"{")
+            for name in sorted(table):
+                add(name.encode() + b"=")
+                self.attr(table[name])
+                add(b";")
+            add(b"}")
+        for r in op.results:
+            ids[r] = len(ids)
+            add(self.text(r.type) + b",")
+        for region in op.regions:
+            add(b"[")
+            for block in region.blocks:
+                add(b"^")
+                for a in block.args:
+                    ids[a] = len(ids)
+                    # argument names are the model's input names (the spec keeps them)
+                    add(f"{a.name_hint}:".encode() + self.text(a.type) + b",")
+                for inner in block.ops:
+                    self.op(inner)
+            add(b"]")
 
 
 def build_key(
@@ -252,7 +283,9 @@ def build_key(
         arr = np.ascontiguousarray(np.asarray((params or {})[name]))
         h.update(f"param {name} {arr.dtype.str} {arr.shape}\n".encode())
         h.update(arr.reshape(-1).view(np.uint8).data)
-    _update_op(h, module, {})
+    writer = _KeyWriter(h)
+    writer.op(module)
+    writer.flush()
     return h.hexdigest()
 
 

@@ -75,7 +75,10 @@ def dense_from_numpy(array: Array) -> DenseIntOrFPElementsAttr:
     """A dense elements attribute holding exactly the bytes of ``array``."""
     arr = np.asarray(array)
     elem = dtypes.element_type(arr.dtype)
-    data = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
+    little = arr.dtype.newbyteorder("<")
+    if arr.dtype != little:
+        arr = arr.astype(little)
+    data = arr.tobytes()  # row-major, one copy whatever the strides
     ty = TensorType(elem, list(arr.shape))
     return DenseIntOrFPElementsAttr(ty, BytesAttr(data))  # pyright: ignore[reportCallIssue, reportArgumentType]
 

@@ -7,28 +7,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import cf, llvm
+from xdsl.dialects import cf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
+from xrelay.lowering.llvm import fast_ops
 from xrelay.lowering.llvm.common import Converter, apply_converters
 
 
 def _br(op: Operation, b: Builder) -> Sequence[SSAValue]:
     assert isinstance(op, cf.BranchOp)
-    b.insert(llvm.BrOp(op.successor, *op.arguments))
+    b.insert(fast_ops.br(op.successor, op.arguments))
     return []
 
 
 def _cond_br(op: Operation, b: Builder) -> Sequence[SSAValue]:
     assert isinstance(op, cf.ConditionalBranchOp)
     b.insert(
-        llvm.CondBrOp(
+        fast_ops.cond_br(
             op.cond,
             op.then_block,
-            list(op.then_arguments),
+            op.then_arguments,
             op.else_block,
-            list(op.else_arguments),
+            op.else_arguments,
         )
     )
     return []

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 OpT = TypeVar("OpT", bound=Operation)
 
@@ -142,9 +142,33 @@ def call_intrinsic(
     )
 
 
+def br(dest: Block, args: Sequence[SSAValue]) -> llvm.BrOp:
+    """``llvm.br`` to ``dest`` with its block arguments."""
+    return llvm.BrOp.create(operands=tuple(args), successors=(dest,))
+
+
+def cond_br(
+    cond: SSAValue,
+    then_block: Block,
+    then_args: Sequence[SSAValue],
+    else_block: Block,
+    else_args: Sequence[SSAValue],
+) -> llvm.CondBrOp:
+    """``llvm.cond_br`` with both successors' block arguments."""
+    return llvm.CondBrOp.create(
+        operands=(cond, *then_args, *else_args),
+        successors=(then_block, else_block),
+        properties={
+            "operandSegmentSizes": _segments(1, len(then_args), len(else_args))
+        },
+    )
+
+
 __all__ = [
     "binary",
+    "br",
     "call_intrinsic",
+    "cond_br",
     "constant",
     "gep",
     "icmp",

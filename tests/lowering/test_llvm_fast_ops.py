@@ -12,9 +12,10 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     VectorType,
     f32,
+    i1,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xrelay.lowering.llvm import fast_ops
 
@@ -23,13 +24,15 @@ def _values(*types: Attribute) -> list[SSAValue]:
     return list(test.TestOp(result_types=list(types)).results)
 
 
-def _same(fast: Operation, slow: Operation) -> None:
+def _same(fast: Operation, slow: Operation, verify: bool = True) -> None:
     assert fast.name == slow.name
     assert list(fast.operands) == list(slow.operands)
     assert [r.type for r in fast.results] == [r.type for r in slow.results]
     assert fast.properties == slow.properties
     assert fast.attributes == slow.attributes
-    fast.verify()
+    assert list(fast.successors) == list(slow.successors)
+    if verify:
+        fast.verify()
 
 
 INT_FLAGGED = [llvm.AddOp, llvm.SubOp, llvm.MulOp, llvm.ShlOp]
@@ -107,3 +110,26 @@ def test_call_intrinsic(nargs: int) -> None:
         fast_ops.call_intrinsic(name, args, f32),
         llvm.CallIntrinsicOp(name, args, [f32]),
     )
+
+
+@pytest.mark.parametrize(("n_then", "n_else"), [(0, 0), (2, 0), (0, 1), (1, 2)])
+def test_branches(n_then: int, n_else: int) -> None:
+    region = Region(
+        [Block(), Block(arg_types=[i64] * n_then), Block(arg_types=[i64] * n_else)]
+    )
+    entry, then_block, else_block = region.blocks
+    cond, *args = _values(i1, *[i64] * (n_then + n_else))
+    then_args, else_args = args[:n_then], args[n_then:]
+    fast = fast_ops.cond_br(cond, then_block, then_args, else_block, else_args)
+    _same(
+        fast,
+        llvm.CondBrOp(cond, then_block, then_args, else_block, else_args),
+        verify=False,  # a branch verifies inside its block
+    )
+    entry.add_op(fast)
+    fast.verify()
+    fast.detach()
+    fast = fast_ops.br(then_block, then_args)
+    _same(fast, llvm.BrOp(then_block, *then_args), verify=False)
+    entry.add_op(fast)
+    fast.verify()

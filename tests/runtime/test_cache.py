@@ -328,3 +328,25 @@ def test_a_bad_size_limit_warns_and_keeps_the_default(
     monkeypatch.setenv(cache.MAX_ENV, value)
     with pytest.warns(UserWarning, match=cache.MAX_ENV):
         assert cache.max_bytes() == cache.DEFAULT_MAX_MB << 20
+
+
+def test_the_key_tells_apart_modules_sharing_attributes():
+    """Each distinct attribute is printed once per key: repeated types and
+    attributes must still be hashed where they occur."""
+
+    def chain(shape: tuple[int, ...], ops: list[str]) -> relay.IRModule:
+        y = relay.var("x", shape=shape, dtype="float32")
+        for name in ops:
+            y = getattr(relay, name)(y)
+        return relay.IRModule.from_expr(y)
+
+    with PassContext(opt_level=3) as ctx:
+
+        def key(mod: relay.IRModule) -> str:
+            return cache.build_key(mod.module, None, "main", ctx)
+
+        base = key(chain((2, 3), ["negative", "abs", "negative"]))
+        assert base == key(chain((2, 3), ["negative", "abs", "negative"]))
+        assert base != key(chain((3, 2), ["negative", "abs", "negative"]))
+        assert base != key(chain((2, 3), ["negative", "negative", "abs"]))
+        assert base != key(chain((2, 3), ["negative", "abs"]))
