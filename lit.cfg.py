@@ -1,6 +1,7 @@
 """lit configuration: runs the FileCheck suite under tests/filecheck/."""
 
 import os
+import platform
 import shutil
 import sys
 import tempfile
@@ -50,3 +51,7 @@ if mlir_opt:
 # Graphviz's dot renders view-graph pictures (tests of rendering: REQUIRES: dot)
 if shutil.which("dot"):
     config.available_features.add("dot")  # noqa: F821
+
+# x86 hosts run the int16 pair-product kernels (pmaddwd: SSE2 and up; REQUIRES: x86)
+if platform.machine().lower() in ("x86_64", "amd64"):
+    config.available_features.add("x86")  # noqa: F821

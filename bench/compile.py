@@ -4,7 +4,9 @@
                                       [--only resnet18 densenet121 ...] [--no-warm]
                                       [--jobs N] [--cpu] [--repeat N]
 
-Models: ``MODELS/*.onnx`` and ``MODELS/zoo/*/model.onnx``. Each model is built twice,
+Models: ``MODELS/*.onnx``, ``MODELS/zoo/*/model.onnx`` and the quantized models
+``MODELS/quant/*/model.onnx`` (when present; each reported next to its float twin,
+the model its name starts with, ``resnet18_qdq`` after ``resnet18``). Each model is built twice,
 each time in a fresh subprocess (libraries imported and LLVM initialised before the
 clock starts): *cold*, into an empty cache directory (``XRELAY_CACHE_DIR``), then
 *warm*, from the entry the cold build wrote. Per build:
@@ -86,7 +88,17 @@ def model_files(models: Path) -> dict[str, Path]:
     out = {p.stem: p for p in sorted(models.glob("*.onnx"))}
     for p in sorted(models.glob("zoo/*/model.onnx")):
         out[p.parent.name] = p
-    return out
+    quant = {p.parent.name: p for p in sorted(models.glob("quant/*/model.onnx"))}
+    ordered: dict[str, Path] = {}
+    for name, path in out.items():
+        ordered[name] = path
+        for q in sorted(quant):
+            twin = max((n for n in out if q.startswith(n)), key=len, default=None)
+            if twin == name:
+                ordered[q] = quant[q]
+    for q, path in quant.items():  # no float twin
+        ordered.setdefault(q, path)
+    return ordered
 
 
 def _inputs_and_outputs(path: Path) -> tuple[list[Any], list[Any]]:

@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     VectorType,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from xrelay.lowering import fast_arith
@@ -144,6 +144,8 @@ class KernelBuilder:
         """Where :meth:`status` inserts the status argument (``None``: the function
         cannot take one)."""
         self._status: Buffer | None = None
+        self.inline_memo: dict[tuple[object, ...], tuple[Block, SSAValue, object]] = {}
+        """Values of inlined producers already computed (:meth:`reuse`)."""
 
     # -- functions ---------------------------------------------------------------------
 
@@ -443,6 +445,33 @@ class KernelBuilder:
         if not is_signed(dt) and isinstance(ty, IntegerType) and ty.width.data < 64:
             value = self.result(arith.ExtUIOp(value, IntegerType(64)))
         return self.result(arith.IndexCastOp(value, INDEX))
+
+    def reuse(
+        self, owner: object, idx: Sequence[Index], make: Callable[[], SSAValue]
+    ) -> SSAValue:
+        """``make()``, the value of ``owner`` (an inlined producer) at ``idx``, unless
+        it was computed at the same index earlier in the block being filled (where
+        it dominates what follows): a value read by several consumers of one
+        expression (``where(x != x, 0, x)``) is emitted once, not once per read, so
+        that an expression DAG does not grow into a tree. :meth:`forget` drops what
+        is remembered (when what an index stands for changes)."""
+        point = self.builder.insertion_point
+        if point.insert_before is not None:
+            return make()
+        key = (id(owner), *(i if isinstance(i, int) else id(i) for i in idx))
+        hit = self.inline_memo.get(key)
+        if hit is not None and hit[0] is point.block:
+            value = hit[1]
+            if not isinstance(value, OpResult) or value.op.parent is not None:
+                return value
+        value = make()
+        # the index values are kept alive with the entry (their ids are the key)
+        self.inline_memo[key] = (point.block, value, (owner, list(idx)))
+        return value
+
+    def forget(self) -> None:
+        """Drop the values :meth:`reuse` remembers."""
+        self.inline_memo.clear()
 
     # -- control flow --------------------------------------------------------------------
 

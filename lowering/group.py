@@ -314,8 +314,14 @@ class _GroupLowering:
         if found is None or not self.is_inlined(found[0]):
             return None
         out_type = out.type
+        out_shape = _shape_of(out_type)
         anchor: SSAValue | None = None
         depends: dict[SSAValue, bool] = {}
+
+        def casts(op: Operation) -> bool:
+            """Whether ``op``'s epilogue may store another dtype than its result."""
+            hook = self.lowering(op).epilogue_casts
+            return hook is not None and hook(cast(RelayOp, op))
 
         def visit(v: SSAValue) -> bool | None:
             """Whether ``v`` depends on the anchor; ``None``: no epilogue possible."""
@@ -330,7 +336,10 @@ class _GroupLowering:
                     anchor is None
                     and low.with_epilogue is not None
                     and len(op.results) == 1
-                    and v.type == out_type
+                    and (
+                        v.type == out_type
+                        or (_shape_of(v.type) == out_shape and casts(op))
+                    )
                 ):
                     anchor = v
                 return v is anchor
@@ -342,7 +351,9 @@ class _GroupLowering:
                 if d is None:
                     return None
                 if d:
-                    if operand.type != out_type or not reads_at_output_index(op, k):
+                    if _shape_of(
+                        operand.type
+                    ) != out_shape or not reads_at_output_index(op, k):
                         return None
                     dep = True
             depends[v] = dep
@@ -556,6 +567,7 @@ class _GroupLowering:
             expression = self.source(sources, epilogue[1], None)
 
             def apply(value: SSAValue, idx: list[Index]) -> SSAValue:
+                kb.forget()  # what was computed from the previous value
                 current.current = value
                 return expression.at(idx)
 
@@ -597,6 +609,11 @@ class _GroupLowering:
             where = user.name if user is not None else self.group.name
             raise LoweringError(f"{where}: an operand is not defined in the kernel")
         return found
+
+
+def _shape_of(ty: Attribute) -> tuple[int, ...] | None:
+    """The shape of a tensor type (``None`` for another type)."""
+    return tuple(ty.get_shape()) if isinstance(ty, TensorType) else None
 
 
 def check_types(op: Operation) -> None:

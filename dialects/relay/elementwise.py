@@ -53,6 +53,7 @@ from xrelay.dialects.relay.layout_rules import (
     broadcast_layouts,
     channel_axis_layouts,
     elementwise_layouts,
+    scalar_broadcast_layouts,
 )
 from xrelay.dialects.relay.mixed_precision import MixedPrecisionCategory
 
@@ -820,6 +821,17 @@ class WhereOp(RelayOp):
 
     def compute(self, *args: Any) -> Any:
         return np.where(args[0].astype(bool), args[1], args[2])
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """The operands not 0-d follow one layout, the scalars stay scalars
+        (:func:`~xrelay.dialects.relay.layout_rules.scalar_broadcast_layouts`); a
+        ``where`` broadcasting a tensor keeps its operands' original layouts."""
+        return scalar_broadcast_layouts(new_layouts, old_layouts, _shapes(old_types))
 
 
 @irdl_op_definition

@@ -204,6 +204,29 @@ def elementwise_layouts(
     return InferredLayouts((chosen,) * len(old), (chosen,) * n_outputs)
 
 
+def scalar_broadcast_layouts(
+    new: Sequence[MaybeLayout] | None,
+    old: Sequence[MaybeLayout],
+    shapes: Sequence[Sequence[int]],
+) -> InferredLayouts | None:
+    """Ops of any number of operands that broadcast only scalars (``where(c, x,
+    0.0)`` with ``c`` and ``x`` of one shape): the 0-d operands are :data:`SCALAR`,
+    the others follow one layout as in :func:`elementwise_layouts` (the first
+    non-scalar operand's new layout, or the first known original one). ``None``
+    when the operands that are not scalars differ in shape (a real broadcast)."""
+    full = [i for i, s in enumerate(shapes) if len(s) > 0]
+    if not full or any(tuple(shapes[i]) != tuple(shapes[full[0]]) for i in full):
+        return None
+    inner = elementwise_layouts(
+        None if new is None else [new[i] for i in full], [old[i] for i in full]
+    )
+    if inner is None:
+        return None
+    chosen = inner.outputs[0]
+    ins = tuple(chosen if i in full else SCALAR for i in range(len(shapes)))
+    return InferredLayouts(ins, (chosen,))
+
+
 def broadcast_layouts(
     new: Sequence[MaybeLayout] | None,
     old: Sequence[MaybeLayout],

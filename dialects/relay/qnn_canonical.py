@@ -130,6 +130,13 @@ def quantize_plan(
     return RequantizePlan(True, True, "magic", False, QUANTIZE_BOUND)
 
 
+CONSTANT_DEPTH = 4
+"""How many ops deep :meth:`QnnBuilder.constant_of` looks for constants."""
+CONSTANT_ELEMENTS = 1 << 16
+"""The most elements of a constant expression :meth:`QnnBuilder.constant_of`
+computes (scales and zero points, not weights)."""
+
+
 class QnnBuilder:
     """Inserts relay ops before ``anchor`` (the QNN op being rewritten)."""
 
@@ -163,10 +170,33 @@ class QnnBuilder:
         return tuple(cast(TensorType[Attribute], value.type).get_shape())
 
     @staticmethod
-    def constant_of(value: SSAValue) -> Array | None:
-        """The array of ``value`` when a ``relay.constant`` defines it."""
+    def constant_of(value: SSAValue, depth: int = CONSTANT_DEPTH) -> Array | None:
+        """The array of ``value`` when a ``relay.constant`` defines it, or a small
+        expression of constants (at most ``depth`` ops deep, at most
+        :data:`CONSTANT_ELEMENTS` elements: an importer's ``input_scale *
+        weight_scale``, which FoldConstant folds only later), computed by the ops'
+        numpy semantics."""
         owner = value.owner
-        return owner.numpy() if isinstance(owner, ConstantOp) else None
+        if isinstance(owner, ConstantOp):
+            return owner.numpy()
+        if (
+            depth == 0
+            or not isinstance(owner, RelayOp)
+            or owner.regions
+            or len(owner.results) != 1
+            or not isinstance(value.type, TensorType)
+            or np.prod(value.type.get_shape()) > CONSTANT_ELEMENTS
+        ):
+            return None
+        args: list[Array] = []
+        for operand in owner.operands:
+            arg = QnnBuilder.constant_of(operand, depth - 1)
+            if arg is None:
+                return None
+            args.append(arg)
+        with np.errstate(all="ignore"):
+            out = owner.compute(*args)
+        return out if isinstance(out, np.ndarray) else None
 
     def int_range(self, value: SSAValue) -> tuple[int, int] | None:
         """Bounds of the integer ``value``: a constant's extremes, or the range of

@@ -110,8 +110,14 @@ class InlineSource:
         return None
 
     def at(self, idx: Sequence[Index]) -> SSAValue:
-        assert self.lowering.value_at is not None
-        return self.lowering.value_at(self.cx, self.result, list(idx))
+        """The value at ``idx``, emitted once per index and block
+        (:meth:`~xrelay.lowering.builder.KernelBuilder.reuse`)."""
+        value_at = self.lowering.value_at
+        assert value_at is not None
+        index = list(idx)
+        return self.cx.kb.reuse(
+            self, index, lambda: value_at(self.cx, self.result, index)
+        )
 
 
 @dataclass
@@ -154,6 +160,9 @@ TensorInfo = tuple[tuple[int, ...], DType]
 Scratch = Callable[[RelayOp, list[TensorInfo], list[TensorInfo]], list[TensorInfo]]
 """``(op, operand infos, result infos) -> scratch buffers`` an emitter needs (e.g. a
 repacked weight), given to it as :attr:`OpContext.scratch`."""
+EpilogueCasts = Callable[[RelayOp], bool]
+"""Whether an op's epilogue emitter can store another dtype (see
+:attr:`OpLowering.epilogue_casts`)."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +182,10 @@ class OpLowering:
     """Writes the result of an inlined pointwise op that is a kernel's output in a
     loop order faster than the plain nest over the output (a layout transform's
     blocked copy); may decline (returns ``False``): the plain nest is used."""
+    epilogue_casts: EpilogueCasts | None = None
+    """Whether :attr:`with_epilogue` can store the epilogue's values in a dtype other
+    than the op's result (of its shape) for this op (an integer convolution whose
+    int32 sums are requantized to 8 bits while they are hot); ``None``: never."""
 
     def emit(self, cx: OpContext, outs: list[Buffer]) -> None:
         """Write every result of the op into ``outs``."""
@@ -241,14 +254,7 @@ def with_epilogue(*op_classes: type[RelayOp]) -> Callable[[WithEpilogue], WithEp
 
     def register(fn: WithEpilogue) -> WithEpilogue:
         for cls in op_classes:
-            old = _LOWERINGS[cls]
-            _LOWERINGS[cls] = OpLowering(
-                value_at=old.value_at,
-                materialize=old.materialize,
-                cheap=old.cheap,
-                with_epilogue=fn,
-                scratch=old.scratch,
-            )
+            _LOWERINGS[cls] = dataclasses.replace(_LOWERINGS[cls], with_epilogue=fn)
         return fn
 
     return register
@@ -260,14 +266,21 @@ def scratch(*op_classes: type[RelayOp]) -> Callable[[Scratch], Scratch]:
 
     def register(fn: Scratch) -> Scratch:
         for cls in op_classes:
-            old = _LOWERINGS[cls]
-            _LOWERINGS[cls] = OpLowering(
-                value_at=old.value_at,
-                materialize=old.materialize,
-                cheap=old.cheap,
-                with_epilogue=old.with_epilogue,
-                scratch=fn,
-            )
+            _LOWERINGS[cls] = dataclasses.replace(_LOWERINGS[cls], scratch=fn)
+        return fn
+
+    return register
+
+
+def epilogue_casts(
+    *op_classes: type[RelayOp],
+) -> Callable[[EpilogueCasts], EpilogueCasts]:
+    """Register :attr:`OpLowering.epilogue_casts` of ``op_classes`` (after their
+    emitters)."""
+
+    def register(fn: EpilogueCasts) -> EpilogueCasts:
+        for cls in op_classes:
+            _LOWERINGS[cls] = dataclasses.replace(_LOWERINGS[cls], epilogue_casts=fn)
         return fn
 
     return register

@@ -52,10 +52,12 @@ from xrelay.lowering.kernels import (
     OpContext,
     Source,
     TensorInfo,
+    epilogue_casts,
     materialize,
     scratch,
     with_epilogue,
 )
+from xrelay.lowering.kernels.int16 import casting_epilogue, conv_stage
 from xrelay.lowering.kernels.pool import (
     ceil_div,
     flat_inner_rows,
@@ -985,6 +987,9 @@ def _conv2d_nchwc(cx: OpContext, outs: list[Buffer]) -> None:
 
 
 with_epilogue(nn.Conv2DNCHWcOp)(conv2d_nchwc)
+# the int16 kernels stage their sums: their epilogue may store 8-bit values
+scratch(nn.Conv2DNCHWcOp)(conv_stage)
+epilogue_casts(nn.Conv2DNCHWcOp)(casting_epilogue)
 
 
 def tile_edges(

@@ -32,7 +32,8 @@ Both store int32 sums through the fused epilogue, as the float kernels do.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -45,13 +46,13 @@ from xdsl.dialects.builtin import (
     VectorType,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from xrelay.dialects.relay import nn
-from xrelay.dialects.relay.base import Array
+from xrelay.dialects.relay.base import Array, RelayOp
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.lowering.builder import Buffer, Index, KernelBuilder
-from xrelay.lowering.kernels import Epilogue, OpContext
+from xrelay.lowering.kernels import Epilogue, OpContext, TensorInfo
 from xrelay.lowering.kernels.pool import tap_range
 from xrelay.lowering.tiling import (
     MAX_ROW_SUMS,
@@ -192,9 +193,11 @@ def pair_tile(width: int, vecs: int) -> int:
     )
 
 
-PAIR_UNROLL = 4
+PAIR_UNROLL = 2
 """Input-channel pairs one iteration of :func:`conv2d_nchwc_int16`'s innermost loop
-steps over (LLVM does not unroll it: full unrolling is off)."""
+steps over (LLVM does not unroll it: full unrolling is off). Four ran no faster
+than two (3x3 convolutions of 64 and 256 channels on AVX2, within 2%) for twice
+the IR of every convolution."""
 
 PREPACKED = "xrelay.prepacked"
 """The attribute marking a weight constant stored repacked (:func:`prepack_weights`)."""
@@ -272,57 +275,189 @@ def _int_dtype(dt: Any, bits: int) -> bool:
     return dt.kind == "i" and dt.itemsize * 8 == bits
 
 
+def _stored(value: SSAValue) -> bool:
+    """Whether a kernel reads ``value`` from a buffer: an argument of the fused
+    function (a kernel input) or a constant, not a value inlined in the group."""
+    return isinstance(value, BlockArgument) or isinstance(value.owner, ConstantOp)
+
+
+def _is_depthwise(groups: int, data: Sequence[int], weight: Sequence[int]) -> bool:
+    return groups > 1 and weight[4] == 1 and data[4] == weight[5] and weight[1] == 1
+
+
+@dataclass(frozen=True)
+class ConvPlan:
+    """How :func:`conv2d_nchwc_int16` (or :func:`depthwise_nchwc_int16`) cuts an
+    int16 ``contrib_conv2d_NCHWc``: ``lanes`` int32 sums per vector, ``vecs``
+    vectors per pixel of an output block, ``tile`` pixels per register tile and
+    ``group`` output rows per iteration of the parallel nest (``slots``
+    iterations: each stages the sums of its tile in its own slice of the stage
+    buffer, :func:`conv_stage`)."""
+
+    depthwise: bool
+    lanes: int
+    vecs: int
+    tile: int
+    group: int
+    slots: int
+
+
+def conv_plan(op: Operation) -> ConvPlan | None:
+    """The :class:`ConvPlan` of ``op`` when the int16 kernels take it (int16 data
+    and weights, int32 sums, a host with ``pmaddwd``, output blocks a multiple of
+    its lanes; depthwise: blocks of whole vectors); ``None`` otherwise."""
+    if not isinstance(op, nn.Conv2DNCHWcOp):
+        return None
+    data, weight = op.operands[0], op.operands[1]
+    if (_elem(data), _elem(weight), _elem(op.results[0])) != ("i16", "i16", "i32"):
+        return None
+    d_shape = cast(TensorType[Attribute], data.type).get_shape()
+    w_shape = cast(TensorType[Attribute], weight.type).get_shape()
+    o_shape = cast(TensorType[Attribute], op.results[0].type).get_shape()
+    if len(d_shape) != 5 or len(w_shape) != 6 or len(o_shape) != 5:
+        return None
+    lanes = pair_lanes()
+    if lanes == 0:
+        return None
+    n_, _, oh, ow, _ = o_shape
+    groups = op.conv_params()[3]
+    if _is_depthwise(groups, d_shape, w_shape):
+        blocks, lanes = d_shape[1], d_shape[4]
+        tile = row_tile(ow, 1, lanes, 4)
+        group = conv_row_group(oh, n_ * blocks)
+        return ConvPlan(True, lanes, 1, tile, group, n_ * blocks * -(-oh // group))
+    y_blk = w_shape[5]
+    lanes = min(lanes, y_blk)
+    if lanes < 4 or y_blk % lanes:
+        return None
+    vecs = y_blk // lanes
+    tile = pair_tile(ow, vecs)
+    group = conv_row_group(oh, n_ * w_shape[0])
+    return ConvPlan(False, lanes, vecs, tile, group, n_ * w_shape[0] * -(-oh // group))
+
+
+def casting_epilogue(op: RelayOp) -> bool:
+    """Whether the int16 kernels take ``op`` with an epilogue that stores another
+    dtype than its int32 sums (the requantized 8-bit value): their data and
+    weights are read from buffers (:attr:`~xrelay.lowering.kernels.OpLowering.
+    epilogue_casts`)."""
+    return (
+        conv_plan(op) is not None
+        and _stored(op.operands[0])
+        and _stored(op.operands[1])
+    )
+
+
+def conv_stage(
+    op: RelayOp, operands: list[TensorInfo], results: list[TensorInfo]
+) -> list[TensorInfo]:
+    """The scratch buffer of an int16 convolution (:func:`conv_plan`): ``[slots,
+    tile, block]`` int32, where each iteration of the parallel nest stages a tile's
+    sums for the epilogue (which reads them as scalars and may store another
+    dtype); none for other convolutions."""
+    plan = conv_plan(op)
+    if plan is None:
+        return []
+    block = results[0][0][-1]
+    return [((plan.slots, plan.tile, block), INT32)]
+
+
+def _store_tile(
+    kb: KernelBuilder,
+    sums: list[SSAValue],
+    out: Buffer,
+    out_at: Callable[[Index, Index], list[Index]],
+    block: int,
+    lanes: int,
+    epilogue: Epilogue | None,
+    stage: Buffer | None,
+    slot: Index,
+) -> None:
+    """Store a tile's sums (``sums[t * vecs + v]``: lanes ``v * lanes`` on of pixel
+    ``t``; ``out_at(t, lane)``: the output index) into ``out``. Without an
+    epilogue, as vectors; with one, the sums go through the tile's slice of
+    ``stage`` (``[slot, t, lane]``) and a loop over the tile applies the epilogue
+    to each and stores its value (in ``out``'s dtype); without a stage, the sums
+    are stored in ``out`` (int32) and rewritten in place."""
+    vecs = block // lanes
+    tile = len(sums) // vecs
+    if epilogue is None or stage is None:
+        flat_out = kb.flat(out)
+        for t in range(tile):
+            for v in range(vecs):
+                at = kb.flat_index(out_at(t, v * lanes), out.shape)
+                kb.insert(
+                    vector.StoreOp(sums[t * vecs + v], flat_out.value, [kb.index(at)])
+                )
+        if epilogue is not None:
+            with kb.loop(0, tile) as t, kb.loop(0, block) as oi:
+                idx = out_at(t, oi)
+                kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+        return
+    for t in range(tile):
+        for v in range(vecs):
+            kb.vstore(sums[t * vecs + v], stage, [slot, t, v * lanes])
+    with kb.loop(0, tile) as t, kb.loop(0, block) as oi:
+        idx = out_at(t, oi)
+        kb.store(epilogue(kb.load(stage, [slot, t, oi]), idx), out, idx)
+
+
+def _declined(cx: OpContext, out: Buffer) -> bool:
+    """False (the generic kernel then) unless ``out`` is not the op's int32 result
+    (a casting epilogue the generic kernel cannot apply): a lowering error then."""
+    if _int_dtype(out.dtype, 32):
+        return False
+    raise cx.error("the int16 convolution cannot apply this epilogue here")
+
+
 def conv2d_nchwc_int16(
     cx: OpContext, out: Buffer, epilogue: Epilogue | None = None
 ) -> bool:
     """Emit ``cx.op`` (a ``contrib_conv2d_NCHWc``) with int16 pair products into
-    ``out`` when it fits (int16 data and stored int16 weights, int32 sums, the host
-    has ``pmaddwd``, output blocks a multiple of its lanes); False otherwise (the
-    caller emits the generic kernel). Depthwise: :func:`depthwise_nchwc_int16`."""
+    ``out`` when it fits (:func:`conv_plan`, stored int16 weights); False otherwise
+    (the caller emits the generic kernel). Depthwise: :func:`depthwise_nchwc_int16`.
+
+    The loops over the input-channel blocks, kernel rows and kernel columns carry
+    the tile's sums; a tap computes each pixel's input address once (clamped into
+    the row where it may reach the padding), and the loop over the input-channel
+    pairs (:data:`PAIR_UNROLL` per iteration) adds the pair offset to it."""
     op = cx.op
     assert isinstance(op, nn.Conv2DNCHWcOp)
+    plan = conv_plan(op)
     kb = cx.kb
     data, weight = cx.operand(0), cx.operand(1)
-    lanes = pair_lanes()
     wbuf = weight.buffer
     if (
-        lanes == 0
-        or not _int_dtype(data.dtype, 16)
-        or not _int_dtype(weight.dtype, 16)
-        or not _int_dtype(out.dtype, 32)
+        plan is None
         or wbuf is None
         or wbuf.runtime is not None
         or (data.buffer is not None and data.buffer.runtime is not None)
     ):
-        return False
+        return False if plan is None else _declined(cx, out)
+    if plan.depthwise:
+        return depthwise_nchwc_int16(cx, out, epilogue) or _declined(cx, out)
     (sh, sw), (pt, pl, _, _), (dh, dw), groups = op.conv_params()
     n_, _, h, w, x_blk = data.shape
     ob_n, cb_n, kh, kw, _, y_blk = weight.shape
-    if groups > 1 and weight.shape[4] == 1 and x_blk == y_blk and cb_n == 1:
-        return depthwise_nchwc_int16(cx, out, epilogue)
-    lanes = min(lanes, y_blk)
-    if lanes < 4 or y_blk % lanes:
-        return False
     _, _, oh, ow, _ = out.shape
-    vecs = y_blk // lanes
+    lanes, vecs, tile, group = plan.lanes, plan.vecs, plan.tile, plan.group
     ob_per_group = ob_n // groups
-    nb = 1
-    tile = pair_tile(ow, vecs)
     tiles, last = -(-ow // tile), ow - tile
     low = [t * sw - pl < 0 for t in range(tile)]
     high = [(last + t) * sw - pl + (kw - 1) * dw >= w for t in range(tile)]
     ops = PairOps(kb, lanes)
     packed = 1 in cx.prepacked
     assert not packed or interleaves_weights(op)
-    flat_w, flat_out = kb.flat(wbuf), kb.flat(out)
+    flat_w = kb.flat(wbuf)
     dbuf = data.buffer
     flat_in = kb.flat(dbuf) if dbuf is not None else None
     zero_pairs = kb.vsplat(kb.const(0, INT16), 2 * lanes)
-    group = conv_row_group(oh, n_ * (ob_n // nb))
-    sums = nb * tile * vecs
+    zero_halves = kb.vsplat(kb.const(0, INT16), lanes)
+    stage = cx.scratch[0] if cx.scratch else None
+    row_groups = -(-oh // group)
 
-    with kb.parallel([n_, ob_n // nb, -(-oh // group)]) as (n, obp, g):
-        ob = kb.imul(obp, nb)
+    with kb.parallel([n_, ob_n, row_groups]) as (n, ob, g):
+        slot = kb.iadd(kb.imul(kb.iadd(kb.imul(n, ob_n), ob), row_groups), g)
         cb_base = 0 if groups == 1 else kb.imul(kb.idiv(ob, ob_per_group), cb_n)
         y_lo = kb.imul(g, group)
         y_hi = kb.imin(kb.iadd(y_lo, group), oh)
@@ -336,71 +471,56 @@ def conv2d_nchwc_int16(
             ) -> list[SSAValue]:
                 iy = kb.iadd(y0, kb.imul(ky, dh))
                 ix0 = kb.isub(kb.iadd(kb.imul(x, sw), kb.imul(kx, dw)), pl)
+                c = kb.iadd(cb, cb_base)
                 ixs: list[Index] = []
                 valid: list[SSAValue | None] = []
                 for t in range(tile):
-                    ix = kb.iadd(ix0, t * sw)
-                    checks: list[SSAValue] = []
-                    if low[t]:
-                        checks.append(kb.icmp("sge", ix, 0))
-                        ix = kb.imax(ix, 0)
-                    if high[t]:
-                        checks.append(kb.icmp("slt", ix, w))
-                        ix = kb.imin(ix, w - 1)
+                    ix, ok = _clamped(kb, kb.iadd(ix0, t * sw), w, low[t], high[t])
                     ixs.append(ix)
-                    valid.append(
-                        None
-                        if not checks
-                        else checks[0]
-                        if len(checks) == 1
-                        else kb.logical_and(checks[0], checks[1])
-                    )
-                c = kb.iadd(cb, cb_base)
-                w_at = [
-                    kb.flat_index([kb.iadd(ob, b), cb, ky, kx, 0, 0], weight.shape)
-                    for b in range(nb)
-                ]
+                    valid.append(ok)
+                # each pixel's input address (its pairs follow it), once per tap
+                bases: list[Index] = []
+                if flat_in is not None:
+                    row = kb.flat_index([n, c, iy, 0, 0], data.shape)
+                    bases = [kb.iadd(row, kb.imul(ix, x_blk)) for ix in ixs]
+                w_at = kb.flat_index([ob, cb, ky, kx, 0, 0], weight.shape)
 
                 def step(ci: Index, odd: bool, acc: list[SSAValue]) -> list[SSAValue]:
                     xs: list[SSAValue] = []
+                    # an odd block's last channel: the pair before it (in the
+                    # pixel) times the weights (0, w), with 3 channels and more
+                    shifted = odd and x_blk > 1
                     for t in range(tile):
-                        if flat_in is not None and not odd:
-                            at = kb.iadd(
-                                kb.flat_index([n, c, iy, ixs[t], 0], data.shape), ci
-                            )
+                        ok = valid[t]
+                        if flat_in is not None and (shifted or not odd):
+                            at = kb.iadd(bases[t], kb.isub(ci, 1) if odd else ci)
                             v = ops.splat_load(flat_in, at)
-                            ok = valid[t]
-                            if ok is not None:
-                                v = kb.select(ok, v, zero_pairs)
-                            xs.append(v)
+                            xs.append(v if ok is None else kb.select(ok, v, zero_pairs))
                             continue
                         first = data.at([n, c, iy, ixs[t], ci])
                         second = (
                             None if odd else data.at([n, c, iy, ixs[t], kb.iadd(ci, 1)])
                         )
                         p = ops.pair(first, second)
-                        ok = valid[t]
                         if ok is not None:
                             p = kb.select(ok, p, kb.const(0, INT32))
                         xs.append(ops.splat(p))
                     new = list(acc)
-                    for b in range(nb):
-                        row = kb.iadd(w_at[b], kb.imul(ci, y_blk))
-                        for v in range(vecs):
+                    row = kb.iadd(w_at, kb.imul(ci, y_blk))
+                    for v in range(vecs):
+                        if packed and not odd:  # the pair side by side
+                            wv = ops.load_pairs(flat_w, kb.iadd(row, 2 * v * lanes))
+                        elif shifted and flat_in is not None:
+                            w1 = ops.load(flat_w, kb.iadd(row, v * lanes))
+                            wv = ops.interleave(zero_halves, w1)
+                        else:
                             at = kb.iadd(row, v * lanes)
-                            if packed and not odd:  # the pair side by side
-                                wv = ops.load_pairs(flat_w, kb.iadd(row, 2 * v * lanes))
-                            else:
-                                w0 = ops.load(flat_w, at)
-                                w1 = (
-                                    None
-                                    if odd
-                                    else ops.load(flat_w, kb.iadd(at, y_blk))
-                                )
-                                wv = ops.interleave(w0, w1)
-                            for t in range(tile):
-                                k = (b * tile + t) * vecs + v
-                                new[k] = ops.madd(xs[t], wv, new[k])
+                            w0 = ops.load(flat_w, at)
+                            w1 = None if odd else ops.load(flat_w, kb.iadd(at, y_blk))
+                            wv = ops.interleave(w0, w1)
+                        for t in range(tile):
+                            k = t * vecs + v
+                            new[k] = ops.madd(xs[t], wv, new[k])
                     return new
 
                 # PAIR_UNROLL pairs per iteration (fewer loop steps per multiply)
@@ -408,8 +528,9 @@ def conv2d_nchwc_int16(
                 unroll = max(d for d in range(1, PAIR_UNROLL + 1) if pairs % d == 0)
 
                 def pairs_step(p: Index, a: list[SSAValue]) -> list[SSAValue]:
+                    base = kb.imul(p, 2 * unroll)
                     for u in range(unroll):
-                        a = step(kb.iadd(kb.imul(p, 2 * unroll), 2 * u), False, a)
+                        a = step(kb.iadd(base, 2 * u), False, a)
                     return a
 
                 acc = kb.fold_loop(0, pairs // unroll, acc, pairs_step)
@@ -420,7 +541,7 @@ def conv2d_nchwc_int16(
             acc = kb.fold_loop(
                 0,
                 cb_n,
-                [ops.zero()] * sums,
+                [ops.zero()] * (tile * vecs),
                 lambda cb, a0: kb.fold_loop(
                     ky_lo,
                     ky_hi,
@@ -430,28 +551,35 @@ def conv2d_nchwc_int16(
                     ),
                 ),
             )
-            for b in range(nb):
-                for t in range(tile):
-                    for v in range(vecs):
-                        at = kb.flat_index(
-                            [n, kb.iadd(ob, b), y, kb.iadd(x, t), v * lanes], out.shape
-                        )
-                        kb.insert(
-                            vector.StoreOp(
-                                acc[(b * tile + t) * vecs + v],
-                                flat_out.value,
-                                [kb.index(at)],
-                            )
-                        )
-            if epilogue is not None:
-                with (
-                    kb.loop(0, nb) as b,
-                    kb.loop(0, tile) as t,
-                    kb.loop(0, y_blk) as oi,
-                ):
-                    idx = [n, kb.iadd(ob, b), y, kb.iadd(x, t), oi]
-                    kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+            _store_tile(
+                kb,
+                acc,
+                out,
+                lambda t, oi: [n, ob, y, kb.iadd(x, t), oi],
+                y_blk,
+                lanes,
+                epilogue,
+                stage,
+                slot,
+            )
     return True
+
+
+def _clamped(
+    kb: KernelBuilder, ix: Index, w: int, low: bool, high: bool
+) -> tuple[Index, SSAValue | None]:
+    """Column ``ix`` clamped into ``[0, w)`` where it may fall in the padding, and
+    whether it is inside (``None``: always)."""
+    checks: list[SSAValue] = []
+    if low:
+        checks.append(kb.icmp("sge", ix, 0))
+        ix = kb.imax(ix, 0)
+    if high:
+        checks.append(kb.icmp("slt", ix, w))
+        ix = kb.imin(ix, w - 1)
+    if not checks:
+        return ix, None
+    return ix, checks[0] if len(checks) == 1 else kb.logical_and(checks[0], checks[1])
 
 
 def depthwise_nchwc_int16(
@@ -460,12 +588,16 @@ def depthwise_nchwc_int16(
     """A depthwise ``contrib_conv2d_NCHWc`` (data and output ``[N, C/c, H, W, c]``,
     kernel ``[C/c, 1, KH, KW, 1, c]``) of stored int16 data into int32 sums: the
     ``c`` channels of a block are vector lanes, sign-extended and multiplied, over
-    the float kernel's tiles (:func:`~xrelay.lowering.kernels.conv.depthwise_nchwc`).
-    False when the data is not a stored buffer (the generic kernel then)."""
-    from xrelay.lowering.kernels.conv import padded_column, tile_edges
+    the float kernel's tiles (:func:`~xrelay.lowering.kernels.conv.depthwise_nchwc`),
+    stored through :func:`_store_tile`. False when the data is not a stored buffer
+    (the generic kernel then)."""
+    from xrelay.lowering.kernels.conv import tile_edges
 
     op = cx.op
     assert isinstance(op, nn.Conv2DNCHWcOp)
+    plan = conv_plan(op)
+    assert plan is not None
+    assert plan.depthwise
     kb = cx.kb
     data, weight = cx.operand(0), cx.operand(1)
     data_buf, weight_buf = data.buffer, weight.buffer
@@ -475,18 +607,20 @@ def depthwise_nchwc_int16(
     n_, cb_n, h, w, lanes = data.shape
     _, _, kh, kw, _, _ = weight.shape
     _, _, oh, ow, _ = out.shape
-    tile = row_tile(ow, 1, lanes, 4)
+    tile, group = plan.tile, plan.group
     tiles, last, low, high = tile_edges(ow, w, tile, kw, sw, dw, pl)
     halves, sums_t = VectorType(I16, [lanes]), VectorType(I32, [lanes])
     zero = kb.vsplat(kb.const(0, INT32), lanes)
-    flat_w, flat_in, flat_out = kb.flat(weight_buf), kb.flat(data_buf), kb.flat(out)
+    flat_w, flat_in = kb.flat(weight_buf), kb.flat(data_buf)
+    stage = cx.scratch[0] if cx.scratch else None
+    row_groups = -(-oh // group)
 
     def load(flat: Buffer, at: Index) -> SSAValue:
         v = kb.result(vector.LoadOp(flat.value, [kb.index(at)], halves))
         return kb.result(arith.ExtSIOp(v, cast(Any, sums_t)))
 
-    group = conv_row_group(oh, n_ * cb_n)
-    with kb.parallel([n_, cb_n, -(-oh // group)]) as (n, cb, g):
+    with kb.parallel([n_, cb_n, row_groups]) as (n, cb, g):
+        slot = kb.iadd(kb.imul(kb.iadd(kb.imul(n, cb_n), cb), row_groups), g)
         y_lo = kb.imul(g, group)
         y_hi = kb.imin(kb.iadd(y_lo, group), oh)
         with kb.loop(y_lo, y_hi) as y, kb.loop(0, tiles * tile, tile) as xt:
@@ -503,7 +637,7 @@ def depthwise_nchwc_int16(
                 for kx in range(kw):
                     wv = load(flat_w, kb.iadd(w_at, kx * lanes))
                     for t in range(tile):
-                        ix, ok = padded_column(
+                        ix, ok = _clamped(
                             kb,
                             kb.iadd(x0, t * sw + kx * dw),
                             w,
@@ -518,13 +652,17 @@ def depthwise_nchwc_int16(
                 return acc
 
             acc = kb.fold_loop(ky_lo, ky_hi, [zero] * tile, row)
-            for t in range(tile):
-                at = kb.flat_index([n, cb, y, kb.iadd(x, t), 0], out.shape)
-                kb.insert(vector.StoreOp(acc[t], flat_out.value, [kb.index(at)]))
-            if epilogue is not None:
-                with kb.loop(0, tile) as t, kb.loop(0, lanes) as c:
-                    idx = [n, cb, y, kb.iadd(x, t), c]
-                    kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+            _store_tile(
+                kb,
+                acc,
+                out,
+                lambda t, c: [n, cb, y, kb.iadd(x, t), c],
+                lanes,
+                lanes,
+                epilogue,
+                stage,
+                slot,
+            )
     return True
 
 

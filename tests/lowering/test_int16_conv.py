@@ -2,7 +2,8 @@
 int32 sums) and the int16 pair-product kernels (``pmaddwd``): the same integers as
 the QNN ops' reference, bit for bit, for plain, strided, dilated, grouped and
 depthwise convolutions, an odd input block (3 channels), the requantize epilogue
-fused, and a dense. One build for every case (module fixture)."""
+fused (the kernels store the 8-bit values), a residual add in that epilogue, and a
+dense. One build for every case (module fixture)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,22 @@ def built() -> tuple[Any, Any, list[np.ndarray]]:
         qconv(x3, 3, 16, 3, padding=(1, 1), strides=(2, 2)),
         relay.qnn.op.dense(
             xd, c(wd, "int8"), c(17, I32), c(-3, I32), c(1.0, F32), c(1.0, F32), 16
+        ),
+        # a residual block's end: the second convolution's requantize, the
+        # quantized add of the block's input and a ReLU, all its epilogue
+        relay.clip(
+            relay.qnn.op.add(
+                qconv(x16, 16, 16, 3, padding=(1, 1)),
+                qconv(x16, 16, 16, 1),
+                c(0.02, F32),
+                c(3, I32),
+                c(0.03, F32),
+                c(3, I32),
+                c(0.04, F32),
+                c(5, I32),
+            ),
+            5,
+            255,
         ),
     ]
     mod = relay.IRModule.from_expr(relay.Function([x16, x3, xd], relay.Tuple(outs)))

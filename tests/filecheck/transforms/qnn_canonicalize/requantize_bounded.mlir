@@ -54,3 +54,39 @@ func.func @unknown(%a: tensor<4xi32>, %s: tensor<f32>) -> tensor<4xi8> {
   %r = relay.qnn.requantize %a, %s, %z, %s, %z : (tensor<4xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xi8>
   func.return %r : tensor<4xi8>
 }
+
+// -----
+
+// The input scale an importer computes (input_scale * weight_scale, per channel),
+// not folded yet: a constant expression, so the multiplier is still known (the
+// ratio 0.0009765625 * 0.25 / 4.0 = 2**-14) and the requantize bounded.
+// CHECK-LABEL: func.func @scale_expression
+// CHECK:         relay.constant dense<6.10351562e-05> : tensor<2x1xf32>
+// CHECK-NOT:     relay.not_equal
+// CHECK-NOT:     relay.where
+// CHECK:         relay.cast %{{.*}} {dtype = i32} : (tensor<2x4xf32>) -> tensor<2x4xi32>
+func.func @scale_expression(%a: tensor<2x4xi32>) -> tensor<2x4xui8> {
+  %x = relay.constant dense<0.0009765625> : tensor<f32>
+  %w = relay.constant dense<0.25> : tensor<2xf32>
+  %si = relay.multiply %x, %w : (tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
+  %so = relay.constant dense<4.0> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i32>
+  %zo = relay.constant dense<7> : tensor<i32>
+  %r = relay.qnn.requantize %a, %si, %z, %so, %zo {axis = 0 : i64, out_dtype = ui8} : (tensor<2x4xi32>, tensor<2xf32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x4xui8>
+  func.return %r : tensor<2x4xui8>
+}
+
+// -----
+
+// Negative: an expression with a value known only at run time stays unknown.
+// CHECK-LABEL: func.func @scale_of_a_parameter
+// CHECK:         relay.not_equal
+// CHECK:         relay.where
+func.func @scale_of_a_parameter(%a: tensor<2x4xi32>, %x: tensor<f32>) -> tensor<2x4xui8> {
+  %w = relay.constant dense<0.25> : tensor<2xf32>
+  %si = relay.multiply %x, %w : (tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
+  %so = relay.constant dense<4.0> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i32>
+  %r = relay.qnn.requantize %a, %si, %z, %so, %z {axis = 0 : i64, out_dtype = ui8} : (tensor<2x4xi32>, tensor<2xf32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x4xui8>
+  func.return %r : tensor<2x4xui8>
+}
