@@ -18,7 +18,9 @@ are not multiples of the vector width (ShuffleNet-V2), grouped convolutions with
 gates (RegNet-Y, ResNeXt), 7x7 depthwise + LayerNorm + MLP on NHWC tensors
 (ConvNeXt), a vision transformer as exported (ViT), hard-swish inverted residuals
 with SE (MobileNet-V3), concatenation-heavy mixed branches (Inception-V3) and
-a causal decoder with a Where mask and tanh GELU (GPT-2).
+a causal decoder with a Where mask and tanh GELU (GPT-2), and one decode step of
+it over a KV cache given as inputs (token id, past keys and values: every product
+a matrix-vector product over a large weight, the LM head 50257 x 768).
 
 ``--scale`` shrinks the spatial sizes (the tests build every family at a small
 scale and compare xrelay with the reference).
