@@ -18,7 +18,9 @@ are not multiples of the vector width (ShuffleNet-V2), grouped convolutions with
 gates (RegNet-Y, ResNeXt), 7x7 depthwise + LayerNorm + MLP on NHWC tensors
 (ConvNeXt), a vision transformer as exported (ViT), hard-swish inverted residuals
 with SE (MobileNet-V3), concatenation-heavy mixed branches (Inception-V3) and
-a causal decoder with a Where mask and tanh GELU (GPT-2).
+a causal decoder with a Where mask and tanh GELU (GPT-2), and one decode step of
+it over a KV cache given as inputs (token id, past keys and values: every product
+a matrix-vector product over a large weight, the LM head 50257 x 768).
 
 ``--scale`` shrinks the spatial sizes (the tests build every family at a small
 scale and compare xrelay with the reference).
@@ -134,11 +136,26 @@ class Graph:
         s = self.conv(s, squeeze, c, act=gate)
         return self.op("Mul", [x, s])
 
-    def model(self, x_shape: list[int], x: str, y: str, opset: int) -> onnx.ModelProto:
+    def model(
+        self,
+        x_shape: list[int],
+        x: str,
+        y: str,
+        opset: int,
+        x_type: int = TensorProto.FLOAT,
+        extra: dict[str, list[int]] | None = None,
+    ) -> onnx.ModelProto:
+        """The graph with input ``x`` (``input``, of ``x_type``), the float inputs
+        ``extra`` (name -> shape) after it, and output ``y``."""
+        inputs = [helper.make_tensor_value_info("input", x_type, x_shape)]
+        inputs += [
+            helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+            for name, shape in (extra or {}).items()
+        ]
         graph = helper.make_graph(
             self.nodes,
             "family",
-            [helper.make_tensor_value_info("input", TensorProto.FLOAT, x_shape)],
+            inputs,
             [helper.make_tensor_value_info(y, TensorProto.FLOAT, None)],
             self.inits,
         )
@@ -373,6 +390,72 @@ def gpt2(scale: float) -> tuple[onnx.ModelProto, list[int]]:
     return g.model([1, seq, dim], "input", x, 17), [1, seq, dim]
 
 
+def gpt2_decode(scale: float) -> tuple[onnx.ModelProto, list[int]]:
+    """One GPT-2 small decode step, as exported with a KV cache: the token's id
+    (``input``, int64 ``[1, 1]``) looked up in the token embedding (Gather on a
+    50257 x 768 table) plus its position's, two decoder layers whose attention
+    runs the new token's query against the past keys and values (inputs
+    ``past_k{i}`` / ``past_v{i}``, ``[1, 12, 127, 64]``) concatenated with its own
+    (K transposed for ``Q K^T`` as PyTorch writes it), tanh GELU MLP, and the LM
+    head (MatMul by a 768 x 50257 weight) to the next token's logits. Every
+    product has one row: matrix-vector work over large weights. ``scale`` shrinks
+    the vocabulary (by its square) and the cache."""
+    g = Graph(9)
+    dim, heads, hd = 768, 12, 64
+    vocab = _size(50257, scale * scale)
+    past = _size(127, scale)
+    wte = g.const(g.rng.standard_normal((vocab, dim)) * 0.02, hint="wte")
+    x = g.op("Gather", [wte, "input"], axis=0)
+    wpe = g.const(g.rng.standard_normal((1024, dim)) * 0.01, hint="wpe")
+    x = g.op("Add", [x, g.op("Gather", [wpe, g.const([[past]], np.int64)], axis=0)])
+    extra: dict[str, list[int]] = {}
+    for layer in range(2):
+        past_k, past_v = f"past_k{layer}", f"past_v{layer}"
+        extra[past_k] = extra[past_v] = [1, heads, past, hd]
+        y = g.layer_norm(x, dim)
+        qkv = g.linear(y, dim, 3 * dim)
+        q, k, v = g.ops("Split", [qkv, g.const([dim] * 3, np.int64)], 3, axis=2)
+        shape = g.const([1, 1, heads, hd], np.int64)
+        q, k, v = (
+            g.op("Transpose", [g.op("Reshape", [t, shape])], perm=[0, 2, 1, 3])
+            for t in (q, k, v)
+        )
+        keys = g.op("Concat", [past_k, k], axis=2)
+        values = g.op("Concat", [past_v, v], axis=2)
+        kt = g.op("Transpose", [keys], perm=[0, 1, 3, 2])
+        a = g.op("Div", [g.op("MatMul", [q, kt]), g.const(np.sqrt(hd))])
+        a = g.op("Softmax", [a], axis=-1)
+        o = g.op("Transpose", [g.op("MatMul", [a, values])], perm=[0, 2, 1, 3])
+        o = g.op("Reshape", [o, g.const([1, 1, dim], np.int64)])
+        x = g.op("Add", [x, g.linear(o, dim, dim)])
+        y = g.linear(g.layer_norm(x, dim), dim, 4 * dim)
+        cube = g.op("Mul", [g.op("Pow", [y, g.const(3.0)]), g.const(0.044715)])
+        inner = g.op("Mul", [g.op("Add", [y, cube]), g.const(np.sqrt(2.0 / np.pi))])
+        act = g.op("Add", [g.op("Tanh", [inner]), g.const(1.0)])
+        act = g.op("Mul", [g.op("Mul", [y, g.const(0.5)]), act])
+        x = g.op("Add", [x, g.linear(act, 4 * dim, dim)])
+    x = g.layer_norm(x, dim)
+    logits = g.op("MatMul", [x, g.weight(dim, vocab, fan_in=dim)])
+    model = g.model([1, 1], "input", logits, 17, TensorProto.INT64, extra)
+    return model, [1, 1]
+
+
+def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
+    """Random values for every input of a family's model: standard normal floats,
+    integers (token ids) in ``[0, 100)``."""
+    rng = np.random.default_rng(seed)
+    feeds: dict[str, np.ndarray] = {}
+    for value in model.graph.input:
+        tensor = value.type.tensor_type
+        shape = [d.dim_value for d in tensor.shape.dim]
+        if tensor.elem_type == TensorProto.FLOAT:
+            feeds[value.name] = rng.standard_normal(shape).astype(np.float32)
+        else:
+            dtype = helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+            feeds[value.name] = rng.integers(0, 100, shape).astype(dtype)
+    return feeds
+
+
 def squeezenet(scale: float) -> tuple[onnx.ModelProto, list[int]]:
     """SqueezeNet 1.1's middle: fire modules (1x1 squeeze, then 1x1 and 3x3 expand
     branches concatenated), a ceil-mode 3x3/2 max pool between them, and the
@@ -485,22 +568,25 @@ FAMILIES: dict[str, Callable[[float], tuple[onnx.ModelProto, list[int]]]] = {
     "mobilenet_v3": mobilenet_v3,
     "inception_v3": inception_v3,
     "gpt2": gpt2,
+    "gpt2_decode": gpt2_decode,
     "squeezenet": squeezenet,
     "deeplab_v3": deeplab_v3,
     "whisper_encoder": whisper_encoder,
 }
 
 
-def reference(model: onnx.ModelProto, x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+def reference(
+    model: onnx.ModelProto, feeds: dict[str, np.ndarray[Any, Any]]
+) -> np.ndarray[Any, Any]:
     """The model's output: onnxruntime's when installed, else ``onnx.reference``'s."""
     try:
         import onnxruntime as ort  # pyright: ignore[reportMissingImports]
     except ImportError:
         from onnx.reference import ReferenceEvaluator
 
-        return np.asarray(ReferenceEvaluator(model).run(None, {"input": x})[0])
+        return np.asarray(ReferenceEvaluator(model).run(None, feeds)[0])
     session = ort.InferenceSession(model.SerializeToString())  # pyright: ignore
-    return np.asarray(session.run(None, {"input": x})[0])  # pyright: ignore
+    return np.asarray(session.run(None, feeds)[0])  # pyright: ignore
 
 
 def write(out: Path, scale: float, names: list[str]) -> None:
@@ -511,10 +597,19 @@ def write(out: Path, scale: float, names: list[str]) -> None:
         model, shape = FAMILIES[name](scale)
         folder = zoo / name
         folder.mkdir(exist_ok=True)
-        x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
-        y = reference(model, x)
+        feeds = random_inputs(model)
+        y = reference(model, feeds)
         onnx.save(model, str(folder / "model.onnx"))
-        np.save(folder / "input_0.npy", x)
+        inputs: list[dict[str, Any]] = []
+        for k, (input_name, value) in enumerate(feeds.items()):
+            np.save(folder / f"input_{k}.npy", value)
+            inputs.append(
+                {
+                    "name": input_name,
+                    "file": f"input_{k}.npy",
+                    "shape": list(value.shape),
+                }
+            )
         np.save(folder / "output_0.npy", y)
         params = sum(int(np.prod(t.dims)) for t in model.graph.initializer)
         meta = {
@@ -522,7 +617,7 @@ def write(out: Path, scale: float, names: list[str]) -> None:
             "generator": "bench/families.py",
             "scale": scale,
             "params": params,
-            "inputs": [{"name": "input", "file": "input_0.npy", "shape": shape}],
+            "inputs": inputs,
             "outputs": [{"file": "output_0.npy", "shape": list(y.shape)}],
         }
         (folder / "meta.json").write_text(json.dumps(meta, indent=1))

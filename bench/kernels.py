@@ -7,14 +7,20 @@ measured peak, so that the weakest family is visible at a glance.
 Peaks, measured in this process: numpy's sgemm (single-threaded BLAS: the
 ``*_NUM_THREADS`` variables are set to 1 before numpy loads) for the matrix
 products and convolutions (GFLOP/s), a memory copy of the same tensor
-(``np.copyto``) for the memory-bound families (GB/s: bytes read + written), and
-the machine's read bandwidth for the ``matvec`` family (matrix-vector and skinny
-products, whose time is reading the weight or the KV cache once): BLAS's dot
-product of an array of as many bytes as the case reads with itself, one chunk per
-thread of ``--threads`` (numpy releases the GIL), best of the runs. The matvec
-figure is the bytes the case must read (operands and output) over its best time
-(the peak is a best time too); the target is at least 80% of the read bandwidth
-(``ratio`` at most 1.25).
+(``np.copyto``) for the memory-bound families (GB/s: bytes read + written).
+
+The ``matvec`` family (matrix-vector and skinny products, a decode step's
+attention over a KV cache, embedding lookups: their time is reading the weight,
+the cache or the table once) is set against the machine's read bandwidth,
+measured in the same run by a compiled streaming sum (:class:`ReadProbe`: four
+sequential streams per thread, a cache line each per step, full-width vector
+loads, on ``--threads`` threads). The header gives the DRAM figure (a 512 MiB
+buffer) on 1 and 2 threads and the load; each case is then timed in alternating
+blocks with the probe reading as many bytes as the case must move (its operands,
+weights too, and its output, each once), so that both see the same caches (a
+KV cache of 1024 entries is L3-resident, a 150 MB weight is not) and the same
+load. ``%`` is the probe's best time over the kernel's (100%: the kernel reads
+as fast as the probe; the target is 80%), medians in brackets.
 
 The int8 families (``conv-int8``, ``matmul-int8``: ``relay.qnn`` convolutions and
 products with u8 activations and s8 weights, requantized to u8 and clipped, built
@@ -143,25 +149,181 @@ def _batch_matmul_const(
     return build
 
 
-def _read_bandwidth_s(nbytes: int, threads: int, runs: int) -> float:
-    """The time to read ``nbytes`` at the machine's read bandwidth: the faster of
-    BLAS's dot product of an array of that size with itself and numpy's
-    ``bitwise_or`` reduction of it, one chunk per thread (numpy releases the GIL);
-    best of ``runs`` (the bandwidth, not the noise)."""
-    from concurrent.futures import ThreadPoolExecutor
+_READ_IR = """
+define float @stream_sum(ptr %p, i64 %n) {{
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%next, %loop]
+{phis}
+{body}
+  %next = add i64 %i, {step}
+  %done = icmp uge i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+{sums}
+  %r = call float @llvm.vector.reduce.fadd.v{lanes}f32(float 0.0, <{lanes} x float> %t{last})
+  ret float %r
+}}
+declare float @llvm.vector.reduce.fadd.v{lanes}f32(float, <{lanes} x float>)
+"""
 
-    a = np.ones(max(2, nbytes // 8) * 2, np.float32)
-    chunks = np.array_split(a, threads)
-    words = [c.view(np.int32) for c in chunks]
-    with ThreadPoolExecutor(threads) as pool:
+READ_STREAMS = 4
+"""Sequential streams the read probe reads at once (each thread's chunk cut into
+this many parts): one stream leaves the prefetchers short of loads in flight (on
+the Zen 3 here, by CPU time: one stream 19-21 GB/s, four 24-25), and a
+matrix-vector kernel reads several weight blocks at once too."""
 
-        def dot() -> None:
-            list(pool.map(lambda c: float(np.dot(c, c)), chunks))
+READ_STREAM_LINE = 64
+"""Bytes each stream reads per step (a cache line)."""
 
-        def bits() -> None:
-            list(pool.map(lambda c: int(np.bitwise_or.reduce(c)), words))
+DRAM_PROBE_BYTES = 512 << 20
+"""Bytes the DRAM read probe streams: far larger than any L3 of these hosts."""
 
-        return min(min(_times_s(dot, runs)), min(_times_s(bits, runs)))
+
+class ReadProbe:
+    """The machine's read bandwidth, measured by a compiled streaming sum: a loop
+    that reads :data:`READ_STREAMS` sequential streams a cache line at a time in
+    full-width vector loads, added into independent vector sums (compiled for the
+    host by LLVM, like the kernels), over a buffer cut into one contiguous chunk
+    per thread (ctypes releases the GIL, so the chunks are read at once). It reads
+    each byte once, as a matrix-vector product reads its weight, and does no other
+    work."""
+
+    def __init__(self, threads: int):
+        import ctypes
+        from concurrent.futures import ThreadPoolExecutor
+
+        import llvmlite.binding as llvm
+
+        from xrelay.lowering.tiling import host_vector_unit
+
+        lanes = max(4, host_vector_unit().bytes // 4)
+        per_line = max(1, READ_STREAM_LINE // (4 * lanes))
+        self.step = per_line * lanes
+        sums = READ_STREAMS * per_line
+        phis = "\n".join(
+            f"  %a{j} = phi <{lanes} x float> [zeroinitializer, %entry], [%b{j}, %loop]"
+            for j in range(sums)
+        )
+        body = "\n".join(
+            f"  %o{j} = add i64 %i, {lanes * (j % per_line)}\n"
+            f"  %s{j} = mul i64 %n, {j // per_line}\n"
+            f"  %at{j} = add i64 %o{j}, %s{j}\n"
+            f"  %q{j} = getelementptr float, ptr %p, i64 %at{j}\n"
+            f"  %v{j} = load <{lanes} x float>, ptr %q{j}, align 32\n"
+            f"  %b{j} = fadd <{lanes} x float> %a{j}, %v{j}"
+            for j in range(sums)
+        )
+        tree = [f"  %t0 = fadd <{lanes} x float> %b0, %b1"]
+        tree += [
+            f"  %t{j - 1} = fadd <{lanes} x float> %t{j - 2}, %b{j}"
+            for j in range(2, sums)
+        ]
+        ir = _READ_IR.format(
+            phis=phis, body=body, step=self.step, sums="\n".join(tree),
+            lanes=lanes, last=sums - 2,
+        )  # fmt: skip
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        target = llvm.Target.from_default_triple().create_target_machine(
+            cpu=llvm.get_host_cpu_name(),
+            features=llvm.get_host_cpu_features().flatten(),
+            opt=3,
+        )
+        self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(ir), target)
+        self._engine.finalize_object()
+        self._fn = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_void_p, ctypes.c_int64)(
+            self._engine.get_function_address("stream_sum")
+        )
+        self.threads = threads
+        self._pool = ThreadPoolExecutor(threads)
+        self._buffers: dict[int, np.ndarray] = {}
+
+    def _per_stream(self, nbytes: int) -> int:
+        """Floats of one stream of a read of ``nbytes`` (rounded up to whole
+        steps)."""
+        parts = self.threads * READ_STREAMS
+        return -(-max(1, nbytes // 4) // (parts * self.step)) * self.step
+
+    def bytes_read(self, nbytes: int) -> int:
+        """The bytes :meth:`reader` of ``nbytes`` actually reads."""
+        return self._per_stream(nbytes) * self.threads * READ_STREAMS * 4
+
+    def reader(self, nbytes: int) -> Callable[[], Any]:
+        """A call that reads ``nbytes`` (rounded up to whole steps of every
+        stream) once, shared by the threads."""
+        per = self._per_stream(nbytes)
+        total = per * self.threads * READ_STREAMS
+        if total not in self._buffers:
+            # 64-byte aligned, of ones (touched: no page faults when timed)
+            raw = np.ones(total + 16, np.float32)
+            start = (-raw.ctypes.data % 64) // 4
+            self._buffers[total] = raw[start : start + total]
+        flat = self._buffers[total]
+        fn, pool = self._fn, self._pool
+        chunk = per * READ_STREAMS
+        addrs = [flat[t * chunk :].ctypes.data for t in range(self.threads)]
+        if self.threads == 1:
+            return lambda: fn(addrs[0], per)
+        return lambda: list(pool.map(lambda a: fn(a, per), addrs))
+
+
+def _alternate(
+    fns: list[Callable[[], Any]], runs: int, blocks: int = 5
+) -> list[list[float]]:
+    """Times of each of ``fns`` over ``runs`` runs, in ``blocks`` alternating
+    blocks (a change of load on the machine hits both sides alike), each block
+    after one untimed run."""
+    per = max(1, runs // blocks)
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(blocks):
+        for fn, ts in zip(fns, times, strict=True):
+            ts.extend(_times_s(fn, per))
+    return times
+
+
+def _matmul_kn(m: int, k: int, n: int) -> Callable[[Any], Any]:
+    """``nn.matmul`` with its weight given as ``[K, N]`` (ONNX MatMul's)."""
+
+    def build(relay: Any) -> Any:
+        x = relay.var("x", shape=(m, k), dtype="float32")
+        return relay.nn.matmul(x, relay.const(_rand(k, n))), [_rand(m, k)]
+
+    return build
+
+
+def _attention_decode(heads: int, past: int, hd: int) -> Callable[[Any], Any]:
+    """One decode step's attention over a KV cache given as inputs: ``softmax(q
+    K^T / sqrt(hd)) V`` with ``q [heads, 1, hd]``, ``K``, ``V`` ``[heads, past,
+    hd]``."""
+
+    def build(relay: Any) -> Any:
+        q = relay.var("q", shape=(heads, 1, hd), dtype="float32")
+        k = relay.var("k", shape=(heads, past, hd), dtype="float32")
+        v = relay.var("v", shape=(heads, past, hd), dtype="float32")
+        s = relay.nn.batch_matmul(q, k)
+        p = relay.nn.softmax(relay.multiply(s, relay.const(float(hd**-0.5))))
+        out = relay.nn.batch_matmul(p, v, transpose_b=False)
+        return out, [
+            _rand(heads, 1, hd),
+            _rand(heads, past, hd),
+            _rand(heads, past, hd),
+        ]
+
+    return build
+
+
+def _embedding(rows: int, dim: int, m: int) -> Callable[[Any], Any]:
+    """An embedding lookup: ``take`` of ``m`` rows of a ``[rows, dim]`` table."""
+
+    def build(relay: Any) -> Any:
+        ids = relay.var("ids", shape=(m,), dtype="int64")
+        table = relay.const(_rand(rows, dim))
+        picked = np.random.default_rng(1).integers(0, rows, m).astype(np.int64)
+        return relay.take(table, ids, axis=0), [picked]
+
+    return build
 
 
 def _unary(name: str, shape: tuple[int, ...]) -> Callable[[Any], Any]:
@@ -450,12 +612,19 @@ def cases() -> list[Case]:
         Case("matvec", f"dense {m}x{k} @ {k}x{n}{note}", _dense(m, k, n),
              peak="read", reads=4 * (n * k + m * k + m * n))
         for m, k, n, note in (
-            (1, 9216, 4096, ""),
-            (1, 4096, 4096, ""),
-            (1, 768, 50257, " (LM head)"),
+            (1, 768, 50257, " (GPT-2 LM head)"),
+            (1, 9216, 4096, " (AlexNet fc6)"),
+            (1, 4096, 4096, " (AlexNet fc7)"),
+            (1, 2048, 5632, " (LLaMA MLP)"),
+            (2, 2048, 5632, ""),
+            (4, 2048, 5632, ""),
+            (8, 2048, 5632, ""),
             (4, 768, 50257, ""),
-            (8, 4096, 4096, ""),
         )
+    ]  # fmt: skip
+    out += [
+        Case("matvec", "matmul 1x4096 @ [K,N] 4096x4096", _matmul_kn(1, 4096, 4096),
+             peak="read", reads=4 * (4096 * 4096 + 2 * 4096)),
     ]  # fmt: skip
     out += [
         Case("matvec", f"batch_matmul {b}x1x{k} @ {what}", _batch_matmul_const(b, 1, k, n, tb),
@@ -464,6 +633,16 @@ def cases() -> list[Case]:
             (12, 64, 4096, True, "T(12x4096x64) (Q K^T)"),
             (12, 4096, 64, False, "12x4096x64 (P V)"),
         )
+    ]  # fmt: skip
+    out += [
+        Case("matvec", f"attention decode 12 heads, KV {past}", _attention_decode(12, past, 64),
+             peak="read", reads=4 * (2 * 12 * past * 64 + 2 * 12 * 64))
+        for past in (128, 1024)
+    ]  # fmt: skip
+    out += [
+        Case("matvec", f"embedding take {m} of 50257x768", _embedding(50257, 768, m),
+             peak="read", reads=8 * m + 2 * 4 * m * 768)
+        for m in (1, 128)
     ]  # fmt: skip
     for name in ("exp", "log", "tanh", "sigmoid", "erf", "gelu", "silu", "relu"):
         out.append(Case("elementwise", f"{name} {ew}", _unary(name, ew)))
@@ -530,6 +709,30 @@ def cases() -> list[Case]:
     return out
 
 
+def _dram_header(threads: int, runs: int) -> ReadProbe:
+    """Print the load and the DRAM read bandwidth (a buffer of
+    :data:`DRAM_PROBE_BYTES`) on 1 and 2 threads; the probe of ``threads``."""
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    figures: list[str] = []
+    probes: dict[int, ReadProbe] = {}
+    for n in sorted({1, 2, threads}):
+        probes[n] = ReadProbe(n)
+        reader = probes[n].reader(DRAM_PROBE_BYTES)
+        best = min(_times_s(reader, max(3, runs // 5)))
+        figures.append(
+            f"{n} thr {probes[n].bytes_read(DRAM_PROBE_BYTES) / best / 1e9:.1f}"
+        )
+    print(
+        f"read bandwidth (streaming sum of {DRAM_PROBE_BYTES >> 20} MiB, GB/s): "
+        f"{', '.join(figures)}; load {load}"
+    )
+    print(
+        "matvec: xrelay and the read probe over the same bytes in alternating "
+        "blocks; % = probe time / xrelay time (best of each; medians in brackets)"
+    )
+    return probes[threads]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threads", type=int, default=1)
@@ -549,8 +752,11 @@ def main() -> None:
     )
     times: dict[str, float] = {}
     int_peak: tuple[float, str] | None = None
+    probe: ReadProbe | None = None
 
-    def timed(build: Callable[[Any], Any]) -> tuple[list[float], list[Any], Any]:
+    def compiled(
+        build: Callable[[Any], Any],
+    ) -> tuple[Callable[[], Any], list[Any], Any]:
         expr, inputs = build(relay)
         mod = relay.IRModule.from_expr(expr)
         with PassContext(opt_level=args.opt_level):
@@ -561,14 +767,35 @@ def main() -> None:
         first = lib(*inputs)
         out = np.empty(first.shape, first.dtype)
         m.set_output_zero_copy(0, out)
-        return _times_s(m.run, args.runs), inputs, out
+        return m.run, inputs, out
+
+    def timed(build: Callable[[Any], Any]) -> tuple[list[float], list[Any], Any]:
+        run, inputs, out = compiled(build)
+        return _times_s(run, args.runs), inputs, out
 
     for case in cases():
         if args.only and not any(s == case.family or s in case.name for s in args.only):
             continue
+        if case.peak == "read":
+            if probe is None:
+                probe = _dram_header(args.threads, args.runs)
+            run, _, _ = compiled(case.build)
+            reader = probe.reader(case.reads)
+            ours_ts, read_ts = _alternate([run, reader], args.runs)
+            # best of each side (the bandwidth, not the noise), and medians
+            t, peak_t = min(ours_ts), min(read_ts)
+            med = statistics.median(read_ts) / statistics.median(ours_ts)
+            peak_bw = probe.bytes_read(case.reads) / peak_t
+            print(
+                f"{case.family:15} {case.name:36} {t * 1e3:9.3f} "
+                f"{case.reads / peak_bw * 1e3:8.3f} "
+                f"{case.reads / t / 1e9:6.1f} GB/s {peak_bw / 1e9:6.1f} GB/s "
+                f"{case.reads / peak_bw / t:6.0%}  (medians {med:4.0%})",
+                flush=True,
+            )
+            continue
         runs, inputs, out = timed(case.build)
-        # the matvec family is set against the best read time: its best too
-        t = min(runs) if case.peak == "read" else statistics.median(runs)
+        t = statistics.median(runs)
         if case.peak == "int8":
             if int_peak is None:
                 int_peak = _int_peak(args.threads, args.runs)
@@ -597,12 +824,6 @@ def main() -> None:
             ours = f"{flops / t / 1e9:6.1f} GF/s"
             peak = f"{2 * gm * gk * gn / peak_t / 1e9:6.1f} GF/s"
             ratio = t / (peak_t * flops / (2 * gm * gk * gn))
-        elif case.peak == "read":
-            moved = case.reads
-            peak_t = _read_bandwidth_s(moved, args.threads, args.runs)
-            ours = f"{moved / t / 1e9:6.1f} GB/s"
-            peak = f"{moved / peak_t / 1e9:6.1f} GB/s"
-            ratio = t / peak_t
         else:
             src = inputs[0]
             dst = np.empty_like(src)

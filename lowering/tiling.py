@@ -197,6 +197,55 @@ def gemm_tile(rows: int, vectors: int, temporaries: int = 1) -> tuple[int, int]:
     return best_tile
 
 
+LINE_BYTES = 64
+"""Bytes of a cache line (every x86-64 host)."""
+
+MATVEC_MAX_LINES = 8
+"""Most cache lines one step of a one-row skinny tile reads (:func:`matvec_tile`):
+each is a stream of the weight (a block of a packed weight), and a few streams at
+once keep the prefetchers busy where one alone does not (8 lanes x 8 sums also
+cover the multiply-add latency of two units), while many more would compete
+for the prefetchers' streams and the line-fill buffers."""
+
+
+def matvec_tile(rows: int, vectors: int, align: int = 1) -> tuple[int, int]:
+    """``(mr, nv)``: the register tile of a skinny matrix product (at most
+    :data:`DOT_MAX_ROWS` rows: a matrix-vector product, a few tokens of a decode
+    step, a query row against a KV cache's values), whose time is streaming the
+    right operand once. As :func:`gemm_tile`, with two differences:
+
+    * ``nv`` is a multiple of ``align`` (the vectors of one cache line of the
+      right operand's rows or blocks) unless the whole output is narrower: no two
+      tiles read the same line (a 7-vector tile of 8-lane vectors next to a
+      1-vector one reads a 256-byte row as five lines instead of four);
+    * a one-row tile needs no register per loaded vector (each is used by one
+      multiply-add as it arrives), so it may carry up to the registers less two
+      vector sums (at most :data:`MATVEC_MAX_LINES` lines a step): enough
+      independent sums to hide the multiply-add latency, one stream of the
+      weight per cache line of a step.
+
+    ``XRELAY_TILE_ROWS`` caps ``mr`` (see the module docstring)."""
+    unit = host_vector_unit()
+    cap_rows = tile_rows_override()
+    align = max(1, align)
+    vectors = max(1, vectors)
+    best: tuple[int, int, int, int] | None = None
+    best_tile = (1, 1)
+    candidates = [v for v in range(align, vectors + 1, align)] or [vectors]
+    for nv in candidates:
+        limit = min(max(1, rows), MAX_GEMM_SUMS // nv)
+        if cap_rows is not None:
+            limit = min(limit, cap_rows)
+        for mr in range(1, limit + 1):
+            live = mr * nv + (1 if mr == 1 else nv) + 1
+            if live > unit.registers or (mr == 1 and nv > MATVEC_MAX_LINES * align):
+                break
+            key = (_gemm_cost(max(1, rows), vectors, mr, nv), -mr * nv, -mr, nv)
+            if best is None or key < best:
+                best, best_tile = key, (mr, nv)
+    return best_tile
+
+
 DOT_MAX_ROWS = 8
 """A product of at most this many rows (a matrix-vector product, a query row
 against a KV cache) whose right operand comes transposed (``[N, K]``) reads it

@@ -32,6 +32,8 @@ from xrelay.dialects.relay.transform import (
     SqueezeOp,
     TransposeOp,
 )
+from xrelay.pass_manager import PassContext
+from xrelay.pass_manager.config import FOLD_MAX_ELEMENTS
 from xrelay.transforms._simplify_patterns import Edit, defining, static_shape
 
 
@@ -184,8 +186,11 @@ def worth_folding(
     memo: dict[SSAValue, bool] | None = None,
 ) -> bool:
     """Whether a scale should move into the weights (a departure from Relay, which
-    always moves it). A scale computed from constants always is (FoldConstant bakes
-    the products). Any other scale -- an SE gate, the ``sigmoid`` of a SiLU on a 1x1
+    always moves it). A scale computed from constants is, when FoldConstant bakes
+    the products: unless the weights (``folded`` elements) exceed
+    ``relay.FoldConstant.max_elements`` (a language model's 50257 x 768 head
+    scaled by its last LayerNorm's gamma would be multiplied on every run, and
+    left unpacked). Any other scale -- an SE gate, the ``sigmoid`` of a SiLU on a 1x1
     activation -- makes every run multiply the weights (``folded`` elements: weights,
     biases and the other sides of adds; ``None`` when unknown) instead of ``data``,
     and re-lay them out once AlterOpLayout blocks the conv: fold only when that is
@@ -194,7 +199,15 @@ def worth_folding(
     n = elements(data)
     if folded is not None and n is not None and folded * RELAYOUT_COST < n:
         return True
+    if folded is not None and folded > fold_bound():
+        return False
     return is_computed_from_constants(scale, memo)
+
+
+def fold_bound() -> int:
+    """The largest result FoldConstant folds (the context's
+    ``relay.FoldConstant.max_elements``)."""
+    return int(PassContext.current().get_config(FOLD_MAX_ELEMENTS.name))
 
 
 # ---------------------------------------------------------------------------------------

@@ -13,12 +13,16 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import OpResult, SSAValue
 
+from xrelay.dialects.relay.base import get_ints
+from xrelay.dialects.relay.transform import TransposeOp
 from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.onnx.graph import Node, Outputs, converter
 from xrelay.frontend.onnx.pool_indices import max_pool_indices
 from xrelay.frontend.onnx.volumetric import conv3d, conv_transpose3d, pool3d_depth
+from xrelay.lowering.tiling import DOT_MAX_ROWS
 
 # ---------------------------------------------------------------------------------------
 # Spatial attributes
@@ -296,6 +300,23 @@ def matmul(node: Node) -> Outputs:
     return matmul_values(node, node.input(0, "A"), node.input(1, "B"))
 
 
+def _last_two_swapped(b: SSAValue) -> SSAValue | None:
+    """``t`` when ``b`` is ``transpose(t)`` swapping only its last two axes (the
+    keys of attention as PyTorch exports ``q @ k.transpose(-1, -2)``), else
+    ``None``. A product of at most ``DOT_MAX_ROWS`` rows then reads ``t`` with
+    ``transpose_b`` along its rows (a query row reads a KV cache's keys in place,
+    on dot-product tiles) instead of a transposed copy written every run."""
+    if not isinstance(b, OpResult) or not isinstance(b.op, TransposeOp):
+        return None
+    t = b.op.data
+    ty = t.type
+    rank = len(ty.get_shape()) if isinstance(ty, TensorType) else 0
+    if rank < 3 or b.op.axes is None:
+        return None
+    perm = [a % rank for a in get_ints(b.op.axes)]
+    return t if perm == [*range(rank - 2), rank - 1, rank - 2] else None
+
+
 def matmul_values(
     node: Node, a: SSAValue, b: SSAValue, qnn: Sequence[SSAValue] | None = None
 ) -> SSAValue:
@@ -328,10 +349,14 @@ def matmul_values(
                 x = node.op("broadcast_to", [x], shape=[*batch, *s[-2:]])
             return node.reshape(x, [total, *s[-2:]])
 
+        skinny = m <= DOT_MAX_ROWS and qnn is None
+        swapped = _last_two_swapped(b) if skinny else None
+        if swapped is not None:  # q @ k^T: read the keys as they are stored
+            y, transpose_b = flat(swapped, node.shape(swapped)), True
+        else:
+            y, transpose_b = flat(b, sb), False
         out = node.op(
-            prefix + "batch_matmul",
-            [flat(a, sa), flat(b, sb), *extra],
-            transpose_b=False,
+            prefix + "batch_matmul", [flat(a, sa), y, *extra], transpose_b=transpose_b
         )
         out = node.reshape(out, [*batch, m, n])
     final = [*batch, *([] if vec_a else [m]), *([] if vec_b else [n])]

@@ -24,10 +24,12 @@ from xrelay.lowering.kernels import Epilogue, Source
 from xrelay.lowering.scalar_types import DType
 from xrelay.lowering.tiling import (
     DOT_MAX_ROWS,
+    LINE_BYTES,
     conv_row_group,
     dot_tile,
     gemm_tile,
     host_vector_unit,
+    matvec_tile,
 )
 
 RowAt = Callable[[int, Index], SSAValue]
@@ -234,8 +236,23 @@ def dense_pack_vectors(
                 idx = [*kb.unflatten(kb.iadd(m0, r), lead, unsigned=True), u]
                 kb.store(epilogue(kb.load(out, idx), idx), out, idx)
 
-    tiled_rows(kb, m_n, b_n * per_block, tile)
+    # a tile's vectors cover whole lines of each weight block
+    line = min(per_block, max(1, LINE_BYTES // (width * dt.itemsize)))
+    tiled_rows(
+        kb, m_n, b_n * per_block, tile, shape=_skinny(m_n, b_n * per_block, line)
+    )
     return True
+
+
+def _skinny(m_n: int, vectors: int, line: int) -> tuple[int, int] | None:
+    """The tile of a product of ``m_n`` rows and ``vectors`` vectors per row,
+    ``line`` of them a cache line of the right operand:
+    :func:`~xrelay.lowering.tiling.matvec_tile` (whole lines per tile) for one
+    row, else ``None`` (the default :func:`~xrelay.lowering.tiling.gemm_tile`:
+    with several rows the multiply-adds per load decide)."""
+    if m_n != 1:
+        return None
+    return matvec_tile(m_n, vectors, line)
 
 
 def batch_matmul_vectors(
@@ -266,6 +283,9 @@ def batch_matmul_vectors(
         return False
     vectors = n_n // width
     tail = n_n - vectors * width
+    # rows of y start on a cache line when N fills whole lines
+    line = max(1, LINE_BYTES // (width * dt.itemsize))
+    shape = _skinny(m_n, vectors, line if n_n * dt.itemsize % LINE_BYTES == 0 else 1)
     y_flat, out_flat = kb.flat(y_buf), kb.flat(out)
     y_batches = y_buf.shape[0]
     x_buf = x.buffer
@@ -337,7 +357,7 @@ def batch_matmul_vectors(
             ) -> None:
                 tile(b, m0, mr, v0, nv)
 
-            tiled_rows(kb, m_n, vectors, batch_tile, tail=bool(tail))
+            tiled_rows(kb, m_n, vectors, batch_tile, tail=bool(tail), shape=shape)
         return True
     if repacked is not None:
         with kb.nest([y_batches]) as (b,):
@@ -346,7 +366,7 @@ def batch_matmul_vectors(
     def outer_tile(o: list[Index], m0: Index, mr: int, v0: Index, nv: int) -> None:
         tile(o[0], m0, mr, v0, nv)
 
-    tiled_rows(kb, m_n, vectors, outer_tile, outer=[b_n], tail=bool(tail))
+    tiled_rows(kb, m_n, vectors, outer_tile, outer=[b_n], tail=bool(tail), shape=shape)
     return True
 
 

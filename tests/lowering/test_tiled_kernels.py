@@ -404,6 +404,10 @@ def _dense_pack_cases(rng: Gen, case: Any) -> list[Any]:
         (29, 3, 1024, 64),
         (31, 4, 6, 2),
         (128, 9, 1008, 16),
+        # one row (matvec_tile): several whole-line tiles and a short last one
+        (1, 19, 144, 16),
+        (1, 300, 464, 16),
+        (1, 7, 40, 8),
     ]:
         gen = _ints if k > 32 else _x
         out.append(
@@ -558,6 +562,11 @@ def test_batch_matmul_odd_shapes(rng: Gen, check: Check, case: Any):
         # vector tiles: rows the tile does not divide, a short last column tile and
         # tail columns after the last whole vector (1001 = 62 x 16 + 9)
         (2, 2, 30, 17, 1001, False, False),
+        # one row (matvec_tile): whole-line tiles along N, a short last tile,
+        # tail columns; a query row's probabilities times a KV cache's values
+        (2, 2, 1, 40, 208, False, False),
+        (3, 3, 1, 129, 64, False, False),
+        (1, 2, 1, 7, 1001, False, False),
         (1, 1, 29, 64, 128, False, False),
         (3, 3, 17, 5, 24, True, True),
         (2, 1, 1, 1, 1001, False, True),
@@ -598,3 +607,28 @@ def test_gemm_tile(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("XRELAY_TILE_ROWS", "3")
     assert 1 < tiling.gemm_tile(128, 16)[0] <= 3
     assert tiling.gemm_tile(2, 16)[0] == 2
+
+
+def test_matvec_tile(monkeypatch: pytest.MonkeyPatch):
+    """Skinny-product tiles: whole cache lines per tile (``nv`` a multiple of
+    ``align`` unless the output is narrower), the registers fit (a one-row tile
+    needs none per loaded vector, so it carries more sums than ``gemm_tile``'s),
+    never larger than the output."""
+    monkeypatch.delenv("XRELAY_TILE_ROWS", raising=False)
+    registers = tiling.host_vector_unit().registers
+    for rows in (1, 2, 5, 8):
+        for vectors in (1, 3, 8, 63, 704):
+            for align in (1, 2, 4):
+                mr, nv = tiling.matvec_tile(rows, vectors, align)
+                assert 1 <= mr <= rows
+                assert 1 <= nv <= vectors
+                assert nv % align == 0 or nv == vectors < align
+                assert mr * nv + (1 if mr == 1 else nv) + 1 <= registers
+                assert mr * nv <= tiling.MAX_GEMM_SUMS
+    # one row: more independent sums than gemm_tile allows, in whole lines
+    mr, nv = tiling.matvec_tile(1, 704, 2)
+    assert mr == 1
+    assert nv > tiling.gemm_tile(1, 704)[1]
+    assert nv >= tiling.GEMM_MIN_STEP
+    # a 256-byte row of 8-lane vectors: one tile, not 7 + 1 (5 lines read)
+    assert tiling.matvec_tile(1, 8, 2) == (1, 8)

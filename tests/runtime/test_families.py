@@ -1,6 +1,7 @@
 """The architecture families of ``bench/families.py`` (ShuffleNet-V2, RegNet-Y,
 ResNeXt, ConvNeXt, ViT, MobileNet-V3, Inception-V3, GPT-2, SqueezeNet, DeepLabV3's
-ASPP head, a Whisper-style encoder, generated with random weights) build with ``xrelay.build`` at opt_level 3 and at the default level, on one
+ASPP head, a Whisper-style encoder, a GPT-2 decode step with a KV cache, generated
+with random weights) build with ``xrelay.build`` at opt_level 3 and at the default level, on one
 and two threads, and match ``onnx.reference`` within rtol 1e-3, atol 1e-4 (the zoo's
 tolerance). They are built at a reduced spatial scale: the block structure, channel
 counts, groups and attention shapes are those of the published networks."""
@@ -38,18 +39,20 @@ SCALE = 0.3
 
 
 @pytest.fixture(scope="module", params=sorted(FAMILIES.FAMILIES))
-def family(request: pytest.FixtureRequest) -> tuple[Any, np.ndarray, np.ndarray]:
-    model, shape = FAMILIES.FAMILIES[request.param](SCALE)
-    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
-    expected = np.asarray(ReferenceEvaluator(model).run(None, {"input": x})[0])
-    return model, x, expected
+def family(
+    request: pytest.FixtureRequest,
+) -> tuple[Any, dict[str, np.ndarray], np.ndarray]:
+    model, _ = FAMILIES.FAMILIES[request.param](SCALE)
+    feeds = FAMILIES.random_inputs(model)
+    expected = np.asarray(ReferenceEvaluator(model).run(None, feeds)[0])
+    return model, feeds, expected
 
 
 @pytest.mark.parametrize("level", [3, None], ids=["opt3", "default"])
 def test_family_matches_reference(
-    family: tuple[Any, np.ndarray, np.ndarray], level: int | None
+    family: tuple[Any, dict[str, np.ndarray], np.ndarray], level: int | None
 ) -> None:
-    model, x, expected = family
+    model, feeds, expected = family
     mod, params = from_onnx(model)
     if level is None:
         lib = xrelay.build(mod, params=params)
@@ -59,7 +62,8 @@ def test_family_matches_reference(
     for threads in (1, 2):
         m = lib.create()
         m.set_num_threads(threads)
-        m.set_input(0, x)
+        for name, value in feeds.items():
+            m.set_input(name, value)
         m.run()
         got = m.get_output(0)
         assert got.shape == expected.shape

@@ -265,6 +265,32 @@ def test_fold_fwd_dense(dshape: tuple[int, int], wshape: tuple[int, int]):
     assert producer(dense.operands[1]) == "relay.multiply"
 
 
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_constant_scale_stays_off_a_weight_above_the_fold_bound(direction: str):
+    # a constant scale moves into a constant weight only when FoldConstant will
+    # bake the product (relay.FoldConstant.max_elements): a larger weight (a
+    # language model's head) would be scaled on every run, and left unpacked
+    x = relay.var("x", shape=(2, 4))
+    w = relay.const(weights(6, 4))
+    if direction == "forward":
+        body = relay.nn.dense(relay.multiply(x, relay.const(positive(4))), w)
+        pass_: Callable[[], Any] = ForwardFoldScaleAxis
+    else:
+        body = relay.multiply(relay.nn.dense(x, w), relay.const(positive(6)))
+        pass_ = BackwardFoldScaleAxis
+    before = relay.IRModule.from_expr(relay.Function([x], body))
+    for bound, moved in ((24, True), (23, False)):
+        config = {"relay.FoldConstant.max_elements": bound}
+        with PassContext(opt_level=3, config=config):
+            after = pass_()(before)
+        (dense,) = ops_named(after, "relay.nn.dense")
+        assert (producer(dense.operands[1]) == "relay.multiply") is moved
+        args = sample(before)
+        np.testing.assert_allclose(
+            interpret(after, *args), interpret(before, *args), rtol=1e-5, atol=1e-6
+        )
+
+
 def test_fold_fwd_grouped_conv_fails():
     x = relay.var("x", shape=(1, 4, 6, 6))
     w = relay.var("w", shape=(4, 2, 3, 3))

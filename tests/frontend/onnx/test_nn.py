@@ -10,6 +10,10 @@ import numpy as np
 import pytest
 from onnx import helper
 
+from xrelay.frontend import from_onnx
+
+from .conftest import make_model
+
 RunOnnx = Callable[..., Any]
 F32 = np.float32
 
@@ -259,6 +263,27 @@ def test_matmul(
         run_onnx(node, {"a": a}, {"b": b}, rtol=1e-5, atol=1e-5)
     else:
         run_onnx(node, {"a": a, "b": b}, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("rows", "in_place"), [(1, True), (8, True), (9, False)])
+def test_matmul_by_transposed_keys(
+    run_onnx: RunOnnx, rng: np.random.Generator, rows: int, in_place: bool
+) -> None:
+    # q @ k.transpose(-1, -2) (attention as PyTorch exports it): a product of at
+    # most DOT_MAX_ROWS rows reads the keys as they are (transpose_b), no
+    # transposed copy of the KV cache
+    q, k = randn(rng, 1, 2, rows, 8), randn(rng, 1, 2, 5, 8)
+    nodes = [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["y"]),
+    ]
+    run_onnx(nodes, {"q": q, "k": k}, rtol=1e-5, atol=1e-5)
+    expected = q @ np.swapaxes(k, -1, -2)
+    mod, _ = from_onnx(make_model(nodes, {"q": q, "k": k}, output_values=[expected]))
+    text = str(mod)
+    assert "relay.nn.batch_matmul" in text
+    assert ("transpose_b = false" not in text) is in_place  # true: the default
+    assert ("relay.transpose" not in text) is in_place
 
 
 def test_matmul_int(run_onnx: RunOnnx, rng: np.random.Generator) -> None:
