@@ -6,8 +6,10 @@
   ``PassPipeline`` or ``xdsl-opt``, under ``PassContext.current()``;
   :func:`xdsl_pass_class` makes the class ``xdsl-opt -p name{options}`` instantiates
   for a registered pass.
-* :func:`pattern_pass` makes a FunctionPass from xDSL ``RewritePattern``s applied
-  greedily to a fixed point: the way most Relay passes are written.
+* :class:`PatternPass` (and :func:`pattern_pass`) makes a FunctionPass from xDSL
+  ``RewritePattern``\\ s driven by a ``PatternRewriteWalker``: the way the Relay
+  passes made of local rewrites are written (SimplifyExpr, SimplifyExprPostAlterOp,
+  CanonicalizeOps, FastMath).
 """
 
 from __future__ import annotations
@@ -123,6 +125,47 @@ def xdsl_pass_class(
     return cast(type[XDSLModulePass], cls)
 
 
+class PatternPass(FunctionPass):
+    """A FunctionPass made of local rewrites: xDSL ``RewritePattern``\\ s driven over
+    each function by a ``PatternRewriteWalker``. A Relay pass of this kind is a frozen
+    dataclass subclass whose ``__post_init__`` calls ``super().__init__(patterns,
+    info)``.
+
+    ``fixed_point`` (the default): xDSL's greedy applier, repeated until nothing
+    changes; trivially dead pure ops are erased on the way. Otherwise one walk: each
+    op of the function is offered to the patterns once (the ops a rewrite makes are
+    not), and dead ops are left alone, as a pass that rewrites each op of a kind once
+    (CanonicalizeOps, FastMath) does.
+    """
+
+    def __init__(
+        self,
+        patterns: Sequence[RewritePattern],
+        info: PassInfo,
+        *,
+        walk_reverse: bool = False,
+        fixed_point: bool = True,
+    ) -> None:
+        pats = list(patterns)
+        pattern: RewritePattern
+        if fixed_point:
+            pattern = GreedyRewritePatternApplier(pats)
+        elif len(pats) == 1:
+            pattern = pats[0]
+        else:
+            pattern = GreedyRewritePatternApplier(pats, dce_enabled=False)
+
+        def rewrite(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
+            walker = PatternRewriteWalker(
+                pattern, apply_recursively=fixed_point, walk_reverse=walk_reverse
+            )
+            if not walker.rewrite_region(func.body):
+                ctx.analyses.preserve()  # nothing changed
+            return func
+
+        super().__init__(rewrite, info)
+
+
 def pattern_pass(
     name: str,
     patterns: Sequence[RewritePattern],
@@ -133,16 +176,6 @@ def pattern_pass(
     """A FunctionPass applying xDSL rewrite patterns greedily to each function until
     nothing changes (trivially dead pure ops are erased on the way, as xDSL's greedy
     applier does)."""
-    pats = list(patterns)
-
-    def rewrite(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        walker = PatternRewriteWalker(
-            GreedyRewritePatternApplier(pats),
-            apply_recursively=True,
-            walk_reverse=walk_reverse,
-        )
-        if not walker.rewrite_region(func.body):
-            ctx.analyses.preserve()  # nothing changed
-        return func
-
-    return FunctionPass(rewrite, PassInfo(opt_level, name, required))
+    return PatternPass(
+        patterns, PassInfo(opt_level, name, required), walk_reverse=walk_reverse
+    )
