@@ -9,6 +9,7 @@ A ``bias_add`` whose data type is not known (unranked) is left alone.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, cast
 
 from xdsl.dialects.builtin import TensorType
@@ -49,11 +50,12 @@ def canonicalize_ops(func: FuncOp) -> bool:
 
 
 @register_pass("CanonicalizeOps")
+@dataclass(frozen=True, eq=False, repr=False)
 class CanonicalizeOps(FunctionPass):
     """Lower ``nn.bias_add`` to ``expand_dims`` + ``add`` (Relay's CanonicalizeOps:
     function pass, opt_level 3, requires InferType)."""
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(3, "CanonicalizeOps", ["InferType"]))
 
     @staticmethod
