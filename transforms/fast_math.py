@@ -10,6 +10,7 @@ lowering's business.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.func import FuncOp
@@ -63,11 +64,12 @@ def fast_math(func: FuncOp) -> bool:
 
 
 @register_pass("FastMath")
+@dataclass(frozen=True, eq=False, repr=False)
 class FastMath(FunctionPass):
     """Replace exp, tanh, erf and nn.softmax by their fast forms (Relay's FastMath:
     function pass, opt_level 4, requires InferType)."""
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(4, "FastMath", ["InferType"]))
 
     @staticmethod
