@@ -16,6 +16,7 @@ alone.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import TensorType
@@ -55,11 +56,12 @@ def canonicalize_qnn(func: FuncOp) -> bool:
 
 
 @register_pass("QnnCanonicalize")
+@dataclass(frozen=True, eq=False, repr=False)
 class QnnCanonicalize(FunctionPass):
     """Rewrite ``relay.qnn.*`` ops into integer and float relay ops (Relay's
     QnnCanonicalize: function pass, opt_level 1, requires InferType)."""
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(1, "QnnCanonicalize", ["InferType"]))
 
     @staticmethod
