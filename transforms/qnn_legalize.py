@@ -19,6 +19,7 @@ point not known at compile time, int16 or int32 operands), are left alone.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.func import FuncOp
@@ -33,11 +34,12 @@ def legalize_qnn(func: FuncOp) -> bool:
 
 
 @register_pass("QnnLegalize")
+@dataclass(frozen=True, eq=False, repr=False)
 class QnnLegalize(FunctionPass):
     """Rewrite the QNN ops into the forms the kernels run fastest (Relay's
     QnnLegalize: function pass, opt_level 1, requires InferType)."""
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(1, "QnnLegalize", ["InferType"]))
 
     @staticmethod
