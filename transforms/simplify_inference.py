@@ -26,6 +26,7 @@ The constants (``eps``, 1) have the data's dtype (Relay makes l2_normalize's ``e
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -216,12 +217,13 @@ def simplify_inference(func: FuncOp) -> bool:
 
 
 @register_pass("SimplifyInference")
+@dataclass(frozen=True, eq=False, repr=False)
 class SimplifyInference(FunctionPass):
     """Rewrite batch_norm, dropout, layer_norm, group_norm, instance_norm and
     l2_normalize into arithmetic and reductions (Relay's SimplifyInference: function
     pass, opt_level 0, requires InferType)."""
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(0, "SimplifyInference", ["InferType"]))
 
     @staticmethod
