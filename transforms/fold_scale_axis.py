@@ -30,9 +30,10 @@ class FoldScaleAxis(Sequential):
         super().__init__(_children(required=False), opt_level=0, name="FoldScaleAxis")
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
-        # the children are looked up again when the pass runs (see the module doc)
-        object.__setattr__(self, "passes", _children(required=True))
-        return super().apply(op, ctx, kind)
+        # the children are looked up again when the pass runs (see the module doc),
+        # in a Sequential of this run: the pass itself is frozen
+        run = Sequential(_children(required=True), opt_level=0, name="FoldScaleAxis")
+        return run.apply(op, ctx, kind)
 
 
 def _children(required: bool) -> list[Pass]:
