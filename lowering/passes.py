@@ -18,7 +18,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.pass_manager import Pass, PassContext, PassInfo, Sequential, register_pass
-from xrelay.pass_manager.options import option, set_info
+from xrelay.pass_manager.options import argument, option, set_info
 
 
 @register_pass("RelayToKernels")
@@ -44,13 +44,14 @@ class RelayToKernels(Pass):
 
 
 @register_pass("PlanMemory")
+@dataclass(frozen=True, eq=False, repr=False)
 class PlanMemory(Pass):
     """Plan the host function's intermediate buffers statically into one arena,
     reusing memory between buffers whose lifetimes do not overlap (TVM's graph memory
     planner)."""
 
-    def __init__(self) -> None:
-        self.info = PassInfo(0, "PlanMemory")
+    def __post_init__(self) -> None:
+        set_info(self, PassInfo(0, "PlanMemory"))
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: Any) -> ModuleOp:
         from xrelay.lowering.memory_plan import plan_memory
@@ -60,6 +61,7 @@ class PlanMemory(Pass):
 
 
 @register_pass("LowerToLLVM")
+@dataclass(frozen=True, eq=False, repr=False)
 class LowerToLLVM(Pass):
     """Lower planned memref-level kernels and host to the ``llvm`` dialect (scf → cf,
     memref → pointers, arith/math/cf/func → llvm) with ``xrelay_run(args, tid,
@@ -67,8 +69,8 @@ class LowerToLLVM(Pass):
     pointer. The translation to LLVM IR (``-t llvm``) adds the thread team and
     ``xrelay_entry(args, nthreads)``."""
 
-    def __init__(self) -> None:
-        self.info = PassInfo(0, "LowerToLLVM")
+    def __post_init__(self) -> None:
+        set_info(self, PassInfo(0, "LowerToLLVM"))
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: Any) -> ModuleOp:
         from xrelay.lowering.llvm import lower_to_llvm
@@ -78,10 +80,15 @@ class LowerToLLVM(Pass):
 
 
 @register_pass("RelayLowerToLLVM")
-def relay_lower_to_llvm(entry: str = "main") -> Pass:
+@dataclass(frozen=True, eq=False, repr=False)
+class RelayLowerToLLVM(Sequential):
     """The whole lowering: RelayToKernels, PlanMemory, LowerToLLVM."""
-    return Sequential(
-        [RelayToKernels(entry), PlanMemory(), LowerToLLVM()],
-        opt_level=0,
-        name="RelayLowerToLLVM",
-    )
+
+    entry: str = argument("main")
+
+    def __post_init__(self) -> None:
+        super().__init__(
+            [RelayToKernels(self.entry), PlanMemory(), LowerToLLVM()],
+            opt_level=0,
+            name="RelayLowerToLLVM",
+        )

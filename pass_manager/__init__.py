@@ -40,7 +40,12 @@ from xrelay.pass_manager.registry import (
     list_passes,
     register_pass,
 )
-from xrelay.pass_manager.xdsl_interop import from_xdsl, pattern_pass, to_xdsl
+from xrelay.pass_manager.xdsl_interop import (
+    PatternPass,
+    from_xdsl,
+    pattern_pass,
+    to_xdsl,
+)
 
 __all__ = [
     "DumpIR",
@@ -57,6 +62,7 @@ __all__ = [
     "PassPrintingInstrument",
     "PassTimingInstrument",
     "PassVerificationError",
+    "PatternPass",
     "PrintAfter",
     "PrintAfterAll",
     "PrintBefore",

@@ -12,7 +12,9 @@ Each field is an option: its name, type, default and help line are what the regi
 lists (``--list-passes``, ``--help``), what ``-p fuse-ops{fuse-opt-level=2}`` sets
 and what ``relay.transform.FuseOps(fuse_opt_level=2)`` takes. Adding an option is
 one line. ``eq=False`` keeps passes compared by identity and ``repr=False`` keeps
-TVM's ``str(pass)``.
+TVM's ``str(pass)``. A constructor argument that ``-p`` cannot set (a callable) is
+declared with :func:`argument`; a pass without options is a dataclass without
+fields, so that every pass has the one shape.
 """
 
 from __future__ import annotations
@@ -27,9 +29,29 @@ OptionSpec = tuple[str, type, Any] | tuple[str, type, Any, str]
 """A pass option: ``(name, type, default)`` or ``(name, type, default, help)``."""
 
 
-def option(default: Any, help: str = "") -> Any:
-    """A pass option's field: its default and one line of help."""
-    return dataclasses.field(default=default, metadata={"help": help})
+def option(default: Any, help: str = "", parse_as: type | None = None) -> Any:
+    """A pass option's field: its default and one line of help. ``parse_as``: the type
+    ``-p`` parses when the field's annotation is wider (the API also takes a dict or
+    a list, which ``__post_init__`` normalises)."""
+    metadata: dict[str, Any] = {"help": help}
+    if parse_as is not None:
+        metadata["type"] = parse_as
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+def argument(default: Any, kw_only: bool = False) -> Any:
+    """A constructor argument of a dataclass pass that is not a ``-p`` option (a
+    callable such as EliminateCommonSubexpr's ``fskip``, or an API-only switch):
+    not listed by ``--list-passes``, not settable by ``-p``."""
+    return dataclasses.field(
+        default=default, kw_only=kw_only, metadata={"option": False}
+    )
+
+
+def normalise(pass_: Any, name: str, value: Any) -> None:
+    """Replace a field of a frozen dataclass pass by its normalised value (in
+    ``__post_init__``: a dict of desired layouts parsed from its ``-p`` text)."""
+    object.__setattr__(pass_, name, value)
 
 
 def set_info(pass_: Any, info: PassInfo) -> None:
@@ -45,11 +67,10 @@ def dataclass_options(cls: Any) -> tuple[tuple[str, type, Any, str], ...] | None
     hints = typing.get_type_hints(cls)
     specs: list[tuple[str, type, Any, str]] = []
     for f in dataclasses.fields(cls):
-        if not f.init:
+        if not f.init or f.metadata.get("option", True) is False:
             continue
         if f.default is dataclasses.MISSING:
             raise TypeError(f"pass option {cls.__name__}.{f.name} needs a default")
-        specs.append(
-            (f.name, hints[f.name], f.default, str(f.metadata.get("help", "")))
-        )
+        typ = f.metadata.get("type", hints[f.name])
+        specs.append((f.name, typ, f.default, str(f.metadata.get("help", ""))))
     return tuple(specs)

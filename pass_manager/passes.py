@@ -520,6 +520,8 @@ class Sequential(Pass):
     KIND = "Sequential"
     PRESERVES = ALL  # each child invalidates what it changed
 
+    passes: list[Pass]
+
     def __init__(
         self,
         passes: Sequence[Pass] | None = None,
@@ -535,9 +537,11 @@ class Sequential(Pass):
                 raise TypeError(
                     f"passes must be a list of Pass objects, got {type(p).__name__}"
                 )
-        self.passes: list[Pass] = list(passes)
-        self.info = PassInfo(opt_level, name, required)
-        self.info.kind = "sequential"
+        # object.__setattr__: frozen dataclass passes call this from __post_init__
+        object.__setattr__(self, "passes", list(passes))
+        info = PassInfo(opt_level, name, required)
+        info.kind = "sequential"
+        object.__setattr__(self, "info", info)
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
         from xrelay.pass_manager.registry import get_pass

@@ -73,20 +73,20 @@ def register_pass(
     doc: str | None = None,
     options: Sequence[OptionSpec] = (),
 ) -> Callable[[_F], _F]:
-    """Register a pass factory (a Pass subclass or a function returning a Pass)
-    under its TVM name and pipeline name::
+    """Register a pass factory under its TVM name and pipeline name. xrelay's passes
+    are frozen dataclasses whose fields are their options (:mod:`.options`)::
 
-        @register_pass(
-            "FuseOps", options=[("fuse_opt_level", int, -1, "-1: the opt_level")]
-        )
-        class FuseOps(FunctionPass):
-            def __init__(self, fuse_opt_level: int = -1): ...
+        @register_pass("FuseOps")
+        @dataclass(frozen=True, eq=False, repr=False)
+        class FuseOps(Pass):
+            fuse_opt_level: int = option(-1, "-1: the PassContext's opt_level")
 
-    ``options`` are the factory's keyword arguments that ``-p`` may set
-    (``fuse-ops{fuse-opt-level=2}``) with an optional line of help (shown by
-    ``--list-passes`` and ``--help``); types are int, float, bool, str or tuples of
-    them, as xDSL pass options. A pass that is a dataclass declares its options as
-    its fields instead (:mod:`.options`), never both.
+    The fields are what ``-p`` may set (``fuse-ops{fuse-opt-level=2}``), with their
+    line of help (shown by ``--list-passes`` and ``--help``); types are int, float,
+    bool, str or tuples of them, as xDSL pass options. A factory that is not a
+    dataclass (a function returning a Pass, as a plugin may write) lists its keyword
+    options in ``options`` as ``(name, type, default[, help])``; a dataclass never
+    does (declaring both is refused).
     """
 
     def decorate(factory: _F) -> _F:

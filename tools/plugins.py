@@ -2,9 +2,10 @@
 ``mlir-opt --load-pass-plugin``) and the ``xrelay.passes`` entry point.
 
 A plugin is a Python file or an importable module. Importing it registers its
-passes the way xrelay's own are registered: ``@register_pass("MyPass",
-options=[...])`` on a :class:`~xrelay.pass_manager.Pass` (usable in ``-p`` under its
-pipeline name, in a Sequential and in ``required`` lists). xDSL ``ModulePass``
+passes the way xrelay's own are registered: ``@register_pass("MyPass")`` on a
+:class:`~xrelay.pass_manager.Pass` frozen dataclass whose fields are its options
+(or on a function, with ``options=[...]``); usable in ``-p`` under its pipeline
+name, in a Sequential and in ``required`` lists. xDSL ``ModulePass``
 classes the plugin defines (with a ``name``) are added to ``-p`` too.
 
 A package advertises its passes to every driver (``xrelay-opt``, ``xrelay-run``,

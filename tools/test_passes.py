@@ -110,6 +110,7 @@ def _text(op: Operation, name: str) -> str | None:
 
 
 @register_pass("TestDiagnostics", "test-diagnostics")
+@dataclass(frozen=True, eq=False, repr=False)
 class TestDiagnostics(Pass):
     """Emit the diagnostics the ops ask for, for tests of ``--verify-diagnostics``:
     a warning at each op with a ``test.warning = "text"`` attribute, then an error
@@ -118,8 +119,8 @@ class TestDiagnostics(Pass):
 
     __test__ = False  # not a pytest test class
 
-    def __init__(self) -> None:
-        self.info = PassInfo(0, "TestDiagnostics")
+    def __post_init__(self) -> None:
+        set_info(self, PassInfo(0, "TestDiagnostics"))
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: object) -> ModuleOp:
         error: tuple[Operation, str] | None = None

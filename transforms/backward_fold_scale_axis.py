@@ -257,11 +257,12 @@ def backward_fold_scale_axis(func: FuncOp) -> bool:
 
 
 @register_pass("BackwardFoldScaleAxis")
+@dataclass(frozen=True, eq=False, repr=False)
 class BackwardFoldScaleAxis(FunctionPass):
     """Fold a per-channel multiply that follows conv2d/dense (through relu, add,
     bias_add) into the weights (Relay's BackwardFoldScaleAxis: opt_level 3)."""
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(3, "BackwardFoldScaleAxis", ["InferType"]))
 
     def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:

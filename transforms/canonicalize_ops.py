@@ -9,55 +9,53 @@ A ``bias_add`` whose data type is not known (unranked) is left alone.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from dataclasses import dataclass
+from typing import cast
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.dialects.func import FuncOp
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
 from xrelay.dialects.relay.base import get_int
 from xrelay.dialects.relay.elementwise import AddOp, BiasAddOp
 from xrelay.dialects.relay.transform import ExpandDimsOp
-from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager import PassInfo, PatternPass, register_pass
 
 
-def canonicalize_bias_add(op: BiasAddOp) -> bool:
-    """Replace one ``nn.bias_add``; False if its data type is unknown."""
-    ty = op.data.type
-    if not isinstance(ty, TensorType):
-        return False
-    ndim = len(cast(TensorType, ty).get_shape())
-    axis = get_int(op.axis) % ndim
-    bias = op.bias
-    trailing = ndim - axis - 1
-    if trailing > 0:
-        expand = ExpandDimsOp.make([bias], {"axis": 1, "num_newaxis": trailing})
-        Rewriter.insert_op(expand, InsertPoint.before(op))
-        bias = expand.results[0]
-    add = AddOp.make([op.data, bias])
-    Rewriter.replace_op(op, add)
-    return True
+class LowerBiasAdd(RewritePattern):
+    """``nn.bias_add(x, b, axis)`` → ``add(x, expand_dims(b, axis=1,
+    num_newaxis=ndim - axis - 1))``; a ``bias_add`` whose data type is unknown is
+    left alone."""
 
-
-def canonicalize_ops(func: FuncOp) -> bool:
-    """Canonicalize the ops of one function in place; True if any changed."""
-    changed = False
-    for op in list(func.body.walk()):
-        if isinstance(op, BiasAddOp):
-            changed |= canonicalize_bias_add(op)
-    return changed
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BiasAddOp, rewriter: PatternRewriter) -> None:
+        ty = op.data.type
+        if not isinstance(ty, TensorType):
+            return
+        ndim = len(cast(TensorType, ty).get_shape())
+        axis = get_int(op.axis) % ndim
+        bias = op.bias
+        trailing = ndim - axis - 1
+        if trailing > 0:
+            expand = ExpandDimsOp.make([bias], {"axis": 1, "num_newaxis": trailing})
+            rewriter.insert(expand)
+            bias = expand.results[0]
+        rewriter.replace(op, AddOp.make([op.data, bias]))
 
 
 @register_pass("CanonicalizeOps")
-class CanonicalizeOps(FunctionPass):
+@dataclass(frozen=True, eq=False, repr=False)
+class CanonicalizeOps(PatternPass):
     """Lower ``nn.bias_add`` to ``expand_dims`` + ``add`` (Relay's CanonicalizeOps:
-    function pass, opt_level 3, requires InferType)."""
+    function pass, opt_level 3, requires InferType): one walk of
+    :class:`LowerBiasAdd` over each function."""
 
-    def __init__(self) -> None:
-        super().__init__(self._run, PassInfo(3, "CanonicalizeOps", ["InferType"]))
-
-    @staticmethod
-    def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        if not canonicalize_ops(func):
-            ctx.analyses.preserve()  # nothing changed
-        return func
+    def __post_init__(self) -> None:
+        super().__init__(
+            [LowerBiasAdd()],
+            PassInfo(3, "CanonicalizeOps", ["InferType"]),
+            roots=(BiasAddOp,),
+        )

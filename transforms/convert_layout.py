@@ -24,6 +24,7 @@ entries ``op=layout[:layout...]`` separated by ``,`` (or ``;``), layouts by ``:`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.func import FuncOp
@@ -35,6 +36,7 @@ from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.layout import Layout
 from xrelay.dialects.relay.op_attrs import CONVERT_OP_LAYOUT, get_op_attr
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager.options import normalise, option
 from xrelay.transforms._layout_rewrite import LayoutRewriter
 
 DesiredLayouts = Mapping[str, Sequence[str]]
@@ -135,28 +137,28 @@ def convert_layout(func: FuncOp, desired: DesiredLayouts | str) -> bool:
     return LayoutRewriter(hook).rewrite(func)
 
 
-@register_pass(
-    "ConvertLayout",
-    options=[
-        (
-            "desired_layouts",
-            str,
-            "",
-            "op=layout[:layout...] entries, e.g. nn.conv2d=NHWC:default",
-        )
-    ],
-)
+@register_pass("ConvertLayout")
+@dataclass(frozen=True, eq=False, repr=False)
 class ConvertLayout(FunctionPass):
     """Convert the layouts of convolutions and pools to ``desired_layouts`` and let
     the other ops follow, inserting as few ``layout_transform``s as possible (Relay's
     ConvertLayout: function pass, opt_level 3, requires InferType, CanonicalizeOps).
+    ``desired_layouts`` is checked and normalised to ``{op name: [layouts]}``.
     """
 
-    def __init__(self, desired_layouts: DesiredLayouts | str = ""):
-        table = check_desired_layouts(desired_layouts)
-        self.desired_layouts: dict[str, list[str]] = {
-            cls.name: layouts for cls, layouts in table.items()
-        }
+    desired_layouts: DesiredLayouts | str = option(
+        "",
+        "op=layout[:layout...] entries, e.g. nn.conv2d=NHWC:default",
+        parse_as=str,
+    )
+
+    def __post_init__(self) -> None:
+        table = check_desired_layouts(self.desired_layouts)
+        normalise(
+            self,
+            "desired_layouts",
+            {cls.name: layouts for cls, layouts in table.items()},
+        )
         super().__init__(
             self._run, PassInfo(3, "ConvertLayout", ["InferType", "CanonicalizeOps"])
         )

@@ -20,6 +20,7 @@ a constant shared by several kernels comes back as one copy per kernel.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -29,6 +30,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.dialects.relay.structural import PRIMITIVE
 from xrelay.pass_manager import Pass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager.options import set_info
 from xrelay.pass_manager.passes import optimizable_functions
 from xrelay.transforms._fusion import block_terminator, post_dfs_order
 
@@ -46,12 +48,13 @@ class DefuseError(DiagnosticException):
 
 
 @register_pass("DefuseOps")
+@dataclass(frozen=True, eq=False, repr=False)
 class DefuseOps(Pass):
     """Inline every call to a ``relay.primitive`` function and remove the primitive
     functions left unused (Relay's ``DefuseOps``, the inverse of FuseOps)."""
 
-    def __init__(self) -> None:
-        self.info = PassInfo(3, "DefuseOps", ["InferType"])
+    def __post_init__(self) -> None:
+        set_info(self, PassInfo(3, "DefuseOps", ["InferType"]))
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: Any) -> ModuleOp:
         defuse_ops(op)

@@ -28,6 +28,7 @@ and ``.attrs``, or a ``relay.Constant`` (see :mod:`xrelay.frontend.relay.lift`).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.func import FuncOp
@@ -38,6 +39,7 @@ from xrelay.dialects.relay import frontend_calls
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.structural import ConstantOp, IfOp, YieldOp
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager.options import argument
 
 SkipFn = Callable[[Any], bool]
 """``fskip(expr) -> bool`` on the op as a relay expression: True keeps it out."""
@@ -140,13 +142,16 @@ def eliminate_common_subexpr(func: FuncOp, fskip: SkipFn | None = None) -> bool:
 
 
 @register_pass("EliminateCommonSubexpr")
+@dataclass(frozen=True, eq=False, repr=False)
 class EliminateCommonSubexpr(FunctionPass):
     """Merge relay ops with the same name, operands and attributes, and equal
     constants (Relay's EliminateCommonSubexpr: function pass, opt_level 3, requires
-    InferType). ``fskip(expr)`` (a ``relay.Call``) returning True keeps the op out."""
+    InferType). ``fskip(expr)`` (a ``relay.Call``) returning True keeps the op out
+    (a callable: no ``-p`` option)."""
 
-    def __init__(self, fskip: SkipFn | None = None) -> None:
-        self.fskip = fskip
+    fskip: SkipFn | None = argument(None)
+
+    def __post_init__(self) -> None:
         super().__init__(
             self._run, PassInfo(3, "EliminateCommonSubexpr", ["InferType"])
         )

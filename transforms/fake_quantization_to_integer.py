@@ -16,6 +16,7 @@ float ops and dequantizes left without users are erased.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.func import FuncOp
@@ -180,12 +181,13 @@ def fake_quantization_to_integer(func: FuncOp) -> bool:
 
 
 @register_pass("FakeQuantizationToInteger")
+@dataclass(frozen=True, eq=False, repr=False)
 class FakeQuantizationToInteger(FunctionPass):
     """Rewrite ``dequantize -> float ops -> quantize`` regions into integer QNN and
     relay ops (Relay's FakeQuantizationToInteger: function pass, opt_level 0,
     requires InferType)."""
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         super().__init__(
             self._run, PassInfo(0, "FakeQuantizationToInteger", ["InferType"])
         )

@@ -10,11 +10,10 @@ lowering's business.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
-from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
-from xdsl.rewriter import Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.elementwise import (
@@ -26,7 +25,7 @@ from xrelay.dialects.relay.elementwise import (
     TanhOp,
 )
 from xrelay.dialects.relay.nn import FastSoftmaxOp, SoftmaxOp
-from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager import PassInfo, PatternPass, register_pass
 
 FAST_FORMS: tuple[tuple[type[RelayOp], type[RelayOp]], ...] = (
     (ExpOp, FastExpOp),
@@ -37,41 +36,38 @@ FAST_FORMS: tuple[tuple[type[RelayOp], type[RelayOp]], ...] = (
 """Each op with its fast form (Relay's FastMath list)."""
 
 
-def fast_form(op: Operation) -> type[RelayOp] | None:
-    for slow, fast in FAST_FORMS:
-        if type(op) is slow:
-            return fast
-    return None
+class ToFastForm(RewritePattern):
+    """Replace an op of ``slow`` (exactly that class) by ``fast`` with the same
+    operands, properties, attributes and result types."""
 
+    def __init__(self, slow: type[RelayOp], fast: type[RelayOp]) -> None:
+        self.slow = slow
+        self.fast = fast
 
-def fast_math(func: FuncOp) -> bool:
-    """Replace the ops of one function that have a fast form; True if any was."""
-    changed = False
-    for op in list(func.body.walk()):
-        fast = fast_form(op)
-        if fast is None:
-            continue
-        new = fast.create(
-            operands=list(op.operands),
-            result_types=list(op.result_types),
-            properties=dict(op.properties),
-            attributes=dict(op.attributes),
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if type(op) is not self.slow:
+            return
+        rewriter.replace(
+            op,
+            self.fast.create(
+                operands=list(op.operands),
+                result_types=list(op.result_types),
+                properties=dict(op.properties),
+                attributes=dict(op.attributes),
+            ),
         )
-        Rewriter.replace_op(op, new)
-        changed = True
-    return changed
 
 
 @register_pass("FastMath")
-class FastMath(FunctionPass):
+@dataclass(frozen=True, eq=False, repr=False)
+class FastMath(PatternPass):
     """Replace exp, tanh, erf and nn.softmax by their fast forms (Relay's FastMath:
-    function pass, opt_level 4, requires InferType)."""
+    function pass, opt_level 4, requires InferType): one walk of a
+    :class:`ToFastForm` per entry of :data:`FAST_FORMS` over each function."""
 
-    def __init__(self) -> None:
-        super().__init__(self._run, PassInfo(4, "FastMath", ["InferType"]))
-
-    @staticmethod
-    def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        if not fast_math(func):
-            ctx.analyses.preserve()  # nothing changed
-        return func
+    def __post_init__(self) -> None:
+        super().__init__(
+            [ToFastForm(slow, fast) for slow, fast in FAST_FORMS],
+            PassInfo(4, "FastMath", ["InferType"]),
+            roots=tuple(slow for slow, _ in FAST_FORMS),
+        )

@@ -9,6 +9,8 @@ FoldConstant is looked up by name in the pass registry when the pass runs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xdsl.dialects.builtin import ModuleOp
 
 from xrelay.pass_manager import Pass, PassContext, Sequential, get_pass, register_pass
@@ -19,16 +21,19 @@ from xrelay.transforms.forward_fold_scale_axis import ForwardFoldScaleAxis
 
 
 @register_pass("FoldScaleAxis")
+@dataclass(frozen=True, eq=False, repr=False)
 class FoldScaleAxis(Sequential):
     """Fold per-channel multiplies before and after conv2d/dense into their weights,
     then fold the constants (Relay's FoldScaleAxis: Backward, Forward, FoldConstant)."""
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         super().__init__(_children(required=False), opt_level=0, name="FoldScaleAxis")
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: ModuleKind) -> ModuleOp:
-        self.passes = _children(required=True)
-        return super().apply(op, ctx, kind)
+        # the children are looked up again when the pass runs (see the module doc),
+        # in a Sequential of this run: the pass itself is frozen
+        run = Sequential(_children(required=True), opt_level=0, name="FoldScaleAxis")
+        return run.apply(op, ctx, kind)
 
 
 def _children(required: bool) -> list[Pass]:

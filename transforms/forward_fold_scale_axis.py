@@ -267,11 +267,12 @@ def forward_fold_scale_axis(func: FuncOp) -> bool:
 
 
 @register_pass("ForwardFoldScaleAxis")
+@dataclass(frozen=True, eq=False, repr=False)
 class ForwardFoldScaleAxis(FunctionPass):
     """Fold a per-channel multiply that precedes conv2d/dense (through relu, add) into
     the weights (Relay's ForwardFoldScaleAxis: opt_level 3)."""
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(3, "ForwardFoldScaleAxis", ["InferType"]))
 
     def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:

@@ -16,6 +16,7 @@ A parameter no use determines is an error naming it.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import FunctionType, ModuleOp, UnrankedTensorType
@@ -39,6 +40,7 @@ from xrelay.pass_manager.analysis import (
     Analysis,
     AnalysisManager,
 )
+from xrelay.pass_manager.options import set_info
 
 
 class TypeInferenceError(DiagnosticException):
@@ -312,14 +314,15 @@ def _lookup_callee(op: CallOp) -> FuncOp | None:
 
 
 @register_pass("InferType")
+@dataclass(frozen=True, eq=False, repr=False)
 class InferType(Pass):
     """Fill incomplete result types from the ops' type relations and check the known
     ones (Relay's InferType: module pass, opt_level 0)."""
 
     PRESERVES = ALL  # it keeps TYPES up to date itself
 
-    def __init__(self) -> None:
-        self.info = PassInfo(0, "InferType")
+    def __post_init__(self) -> None:
+        set_info(self, PassInfo(0, "InferType"))
 
     def apply(self, op: ModuleOp, ctx: PassContext, kind: Any) -> ModuleOp:
         infer_types(op, ctx.analyses)

@@ -25,6 +25,7 @@ outlined function is the same program.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
@@ -226,6 +227,7 @@ def inline_module(module: ModuleOp) -> bool:
 
 
 @register_pass("Inline")
+@dataclass(frozen=True, eq=False, repr=False)
 class Inline(ModulePass):
     """Inline the functions marked ``relay.inline`` into their callers, callees
     first, and delete those left unreferenced (Relay's Inline, registered there as
@@ -233,7 +235,7 @@ class Inline(ModulePass):
 
     PRESERVES = ALL  # invalidates the analyses itself, when it changed something
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         super().__init__(self._run, PassInfo(1, "Inline"))
 
     @staticmethod

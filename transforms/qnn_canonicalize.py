@@ -16,54 +16,56 @@ alone.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.dialects.func import FuncOp
-from xdsl.ir import SSAValue
-from xdsl.rewriter import Rewriter
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from xrelay.dialects.relay.qnn import QnnOp
+from xrelay.dialects.relay.qnn import QNN_OPS, QnnOp
 from xrelay.dialects.relay.qnn_canonical import QnnBuilder
-from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager import PassInfo, PatternPass, register_pass
+
+QnnRewrite = Callable[[QnnOp, QnnBuilder], SSAValue | None]
+"""What a QNN op emits for a pass (``op.canonicalize``, ``op.legalize``) before
+itself with the builder; ``None``: the op stays."""
 
 
-def rewrite_qnn_ops(
-    func: FuncOp, rewrite: Callable[[QnnOp, QnnBuilder], SSAValue | None]
-) -> bool:
-    """Replace each QNN op of ``func`` whose operand types are known by what
-    ``rewrite(op, builder)`` emits before it (``None``: the op stays); True if any
-    changed. The walker of QnnCanonicalize and QnnLegalize."""
-    changed = False
-    for op in list(func.body.walk()):
+class RewriteQnnOp(RewritePattern):
+    """Replace a QNN op whose operand types are known by what ``rewrite(op,
+    builder)`` emits before it (the op says how: passes ask the op). The builder is
+    the ops' own API (:class:`QnnBuilder`, in the dialect), so it inserts without
+    the pattern's rewriter; the replacement goes through it."""
+
+    def __init__(self, rewrite: QnnRewrite) -> None:
+        self.rewrite = rewrite
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, QnnOp):
-            continue
+            return
         if not all(isinstance(v.type, TensorType) for v in op.operands):
-            continue
-        value = rewrite(op, QnnBuilder(op))
+            return
+        value = self.rewrite(op, QnnBuilder(op))
         if value is None:
-            continue
+            return
         value.name_hint = op.results[0].name_hint
-        Rewriter.replace_op(op, [], [value])
-        changed = True
-    return changed
+        rewriter.replace(op, [], [value])
 
 
-def canonicalize_qnn(func: FuncOp) -> bool:
-    """Rewrite the QNN ops of one function in place; True if any changed."""
-    return rewrite_qnn_ops(func, lambda op, b: op.canonicalize(b))
+QNN_ROOTS: tuple[type[Operation], ...] = tuple(QNN_OPS)
+"""The QNN op classes (the roots of :class:`RewriteQnnOp`)."""
 
 
 @register_pass("QnnCanonicalize")
-class QnnCanonicalize(FunctionPass):
+@dataclass(frozen=True, eq=False, repr=False)
+class QnnCanonicalize(PatternPass):
     """Rewrite ``relay.qnn.*`` ops into integer and float relay ops (Relay's
-    QnnCanonicalize: function pass, opt_level 1, requires InferType)."""
+    QnnCanonicalize: function pass, opt_level 1, requires InferType): one walk of
+    :class:`RewriteQnnOp` asking each QNN op's ``canonicalize``."""
 
-    def __init__(self) -> None:
-        super().__init__(self._run, PassInfo(1, "QnnCanonicalize", ["InferType"]))
-
-    @staticmethod
-    def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        if not canonicalize_qnn(func):
-            ctx.analyses.preserve()  # nothing changed
-        return func
+    def __post_init__(self) -> None:
+        super().__init__(
+            [RewriteQnnOp(lambda op, b: op.canonicalize(b))],
+            PassInfo(1, "QnnCanonicalize", ["InferType"]),
+            roots=QNN_ROOTS,
+        )

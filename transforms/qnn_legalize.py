@@ -19,29 +19,22 @@ point not known at compile time, int16 or int32 operands), are left alone.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
-from xdsl.dialects.func import FuncOp
-
-from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
-from xrelay.transforms.qnn_canonicalize import rewrite_qnn_ops
-
-
-def legalize_qnn(func: FuncOp) -> bool:
-    """Legalize the QNN ops of one function in place; True if any changed."""
-    return rewrite_qnn_ops(func, lambda op, b: op.legalize(b))
+from xrelay.pass_manager import PassInfo, PatternPass, register_pass
+from xrelay.transforms.qnn_canonicalize import QNN_ROOTS, RewriteQnnOp
 
 
 @register_pass("QnnLegalize")
-class QnnLegalize(FunctionPass):
+@dataclass(frozen=True, eq=False, repr=False)
+class QnnLegalize(PatternPass):
     """Rewrite the QNN ops into the forms the kernels run fastest (Relay's
-    QnnLegalize: function pass, opt_level 1, requires InferType)."""
+    QnnLegalize: function pass, opt_level 1, requires InferType): one walk of
+    :class:`RewriteQnnOp` asking each QNN op's ``legalize``."""
 
-    def __init__(self) -> None:
-        super().__init__(self._run, PassInfo(1, "QnnLegalize", ["InferType"]))
-
-    @staticmethod
-    def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        if not legalize_qnn(func):
-            ctx.analyses.preserve()  # nothing changed
-        return func
+    def __post_init__(self) -> None:
+        super().__init__(
+            [RewriteQnnOp(lambda op, b: op.legalize(b))],
+            PassInfo(1, "QnnLegalize", ["InferType"]),
+            roots=QNN_ROOTS,
+        )

@@ -10,7 +10,8 @@ functions. An entry name that is not in the module is an error, as in Relay.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
 from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 from xdsl.dialects.func import FuncOp
@@ -19,6 +20,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from xrelay.pass_manager import ModulePass, PassContext, PassInfo, register_pass
 from xrelay.pass_manager.analysis import ALL
+from xrelay.pass_manager.options import normalise, option
 
 DEFAULT_ENTRIES = ("main",)
 
@@ -71,27 +73,28 @@ def remove_unused_functions(module: ModuleOp, entries: Sequence[str]) -> list[st
     return removed
 
 
-@register_pass(
-    "RemoveUnusedFunctions",
-    options=[
-        (
-            "entry_functions",
-            tuple[str, ...],
-            DEFAULT_ENTRIES,
-            "the functions kept with everything they call",
-        )
-    ],
-)
+@register_pass("RemoveUnusedFunctions")
+@dataclass(frozen=True, eq=False, repr=False)
 class RemoveUnusedFunctions(ModulePass):
     """Delete the functions not reachable from ``entry_functions`` (default
     ``("main",)``) through calls (Relay's RemoveUnusedFunctions: module pass,
-    opt_level 1)."""
+    opt_level 1). A name, a list or ``None`` (the default) is normalised to a
+    tuple."""
 
-    def __init__(self, entry_functions: Sequence[str] | None = None) -> None:
-        if isinstance(entry_functions, str):
-            entry_functions = [entry_functions]
-        self.entry_functions: tuple[str, ...] = tuple(
-            DEFAULT_ENTRIES if entry_functions is None else entry_functions
+    entry_functions: Sequence[str] | str | None = option(
+        DEFAULT_ENTRIES,
+        "the functions kept with everything they call",
+        parse_as=tuple[str, ...],
+    )
+
+    def __post_init__(self) -> None:
+        entries = self.entry_functions
+        if isinstance(entries, str):
+            entries = [entries]
+        normalise(
+            self,
+            "entry_functions",
+            tuple(DEFAULT_ENTRIES if entries is None else entries),
         )
         super().__init__(self._run, PassInfo(1, "RemoveUnusedFunctions"))
 
@@ -99,6 +102,7 @@ class RemoveUnusedFunctions(ModulePass):
 
     def _run(self, mod: Any, ctx: PassContext) -> Any:
         module: ModuleOp = mod if isinstance(mod, ModuleOp) else mod.module
-        if remove_unused_functions(module, self.entry_functions):
+        entries = cast(tuple[str, ...], self.entry_functions)  # (__post_init__)
+        if remove_unused_functions(module, entries):
             ctx.analyses.invalidate()
         return mod

@@ -25,14 +25,19 @@ The rewrites (see :mod:`xrelay.transforms._simplify_patterns`, in Relay's order)
 
 from __future__ import annotations
 
-from xrelay.pass_manager import Pass, pattern_pass, register_pass
+from dataclasses import dataclass
+
+from xrelay.pass_manager import PassInfo, PatternPass, register_pass
 from xrelay.transforms._simplify_patterns import simplify_expr_patterns
 
 
 @register_pass("SimplifyExpr")
-def SimplifyExpr() -> Pass:
+@dataclass(frozen=True, eq=False, repr=False)
+class SimplifyExpr(PatternPass):
     """Simplify expressions with Relay's SimplifyExpr rewrites (reshape/transpose
     chains, identity arithmetic, casts, clips, ``*_like`` ops) to a fixed point."""
-    return pattern_pass(
-        "SimplifyExpr", simplify_expr_patterns(), opt_level=0, required=["InferType"]
-    )
+
+    def __post_init__(self) -> None:
+        super().__init__(
+            simplify_expr_patterns(), PassInfo(0, "SimplifyExpr", ["InferType"])
+        )

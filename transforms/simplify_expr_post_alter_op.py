@@ -10,17 +10,20 @@ redundant clips.
 
 from __future__ import annotations
 
-from xrelay.pass_manager import Pass, pattern_pass, register_pass
+from dataclasses import dataclass
+
+from xrelay.pass_manager import PassInfo, PatternPass, register_pass
 from xrelay.transforms._simplify_patterns import post_alter_op_patterns
 
 
 @register_pass("SimplifyExprPostAlterOp")
-def SimplifyExprPostAlterOp() -> Pass:
+@dataclass(frozen=True, eq=False, repr=False)
+class SimplifyExprPostAlterOp(PatternPass):
     """Simplify identity arithmetic, reshapes, casts and clips left by AlterOpLayout
     (the subset of SimplifyExpr Relay runs after it)."""
-    return pattern_pass(
-        "SimplifyExprPostAlterOp",
-        post_alter_op_patterns(),
-        opt_level=0,
-        required=["InferType"],
-    )
+
+    def __post_init__(self) -> None:
+        super().__init__(
+            post_alter_op_patterns(),
+            PassInfo(0, "SimplifyExprPostAlterOp", ["InferType"]),
+        )

@@ -26,13 +26,18 @@ The constants (``eps``, 1) have the data's dtype (Relay makes l2_normalize's ``e
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
-from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
 
 from xrelay.dialects.relay import dtypes
 from xrelay.dialects.relay.base import DYN, RelayOp, get_bool, get_float, get_int
@@ -57,14 +62,15 @@ from xrelay.dialects.relay.normalization import (
 from xrelay.dialects.relay.reduce import MeanOp, SumOp, VarianceOp
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.dialects.relay.transform import ExpandDimsOp, ReshapeOp
-from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
+from xrelay.pass_manager import PassInfo, PatternPass, register_pass
 
 
 class _Builder:
-    """Makes typed relay ops before ``anchor``."""
+    """Makes typed relay ops before ``anchor`` with the pattern's rewriter."""
 
-    def __init__(self, anchor: Operation):
+    def __init__(self, anchor: Operation, rewriter: PatternRewriter):
         self.anchor = anchor
+        self.rewriter = rewriter
 
     def op(
         self,
@@ -73,13 +79,13 @@ class _Builder:
         **attrs: object,
     ) -> SSAValue:
         new = cls.make(operands, attrs)
-        Rewriter.insert_op(new, InsertPoint.before(self.anchor))
+        self.rewriter.insert(new, InsertPoint.before(self.anchor))
         return new.results[0]
 
     def scalar(self, value: float, like: TensorType) -> SSAValue:
         npd = dtypes.numpy_dtype(like.get_element_type())
         const = ConstantOp(np.array(value, dtype=npd))
-        Rewriter.insert_op(const, InsertPoint.before(self.anchor))
+        self.rewriter.insert(const, InsertPoint.before(self.anchor))
         return const.result
 
     def along(self, vec: SSAValue, ndim: int, axis: int) -> SSAValue:
@@ -105,20 +111,24 @@ def _ranked(value: SSAValue) -> TensorType | None:
     return cast(TensorType, ty) if isinstance(ty, TensorType) else None
 
 
-def _replace(old: SSAValue, new: SSAValue) -> None:
-    old.replace_all_uses_with(new)
-
-
-def _erase_if_unused(op: Operation) -> None:
+def _erase_if_unused(op: Operation, rewriter: PatternRewriter) -> None:
     if not any(res.uses for res in op.results):
-        Rewriter.erase_op(op)
+        rewriter.erase(op)
 
 
-def simplify_batch_norm(op: BatchNormOp) -> bool:
+class SimplifyBatchNorm(RewritePattern):
+    """``batch_norm`` result 0 ⇒ ``data * expand(s) + expand(t)``."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BatchNormOp, rewriter: PatternRewriter) -> None:
+        simplify_batch_norm(op, rewriter)
+
+
+def simplify_batch_norm(op: BatchNormOp, rewriter: PatternRewriter) -> None:
     ty = _ranked(op.data)
     if ty is None or not op.result.uses:
-        return False
-    b = _Builder(op)
+        return
+    b = _Builder(op, rewriter)
     ndim = len(ty.get_shape())
     axis = get_int(op.axis) % ndim
     var_eps = b.op(AddOp, [op.moving_var, b.scalar(get_float(op.epsilon), ty)])
@@ -130,17 +140,19 @@ def simplify_batch_norm(op: BatchNormOp) -> bool:
         shift = b.op(AddOp, [shift, op.beta])
     out = b.op(MultiplyOp, [op.data, b.along(scale, ndim, axis)])
     out = b.op(AddOp, [out, b.along(shift, ndim, axis)])
-    _replace(op.result, out)
-    _erase_if_unused(op)
-    return True
+    rewriter.replace_all_uses_with(op.result, out)
+    _erase_if_unused(op, rewriter)
 
 
-def simplify_dropout(op: DropoutOp) -> bool:
-    if not op.output.uses:
-        return False
-    _replace(op.output, op.data)
-    _erase_if_unused(op)
-    return True
+class SimplifyDropout(RewritePattern):
+    """``dropout`` result 0 ⇒ ``data``."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DropoutOp, rewriter: PatternRewriter) -> None:
+        if not op.output.uses:
+            return
+        rewriter.replace_all_uses_with(op.output, op.data)
+        _erase_if_unused(op, rewriter)
 
 
 def _affine(
@@ -153,16 +165,23 @@ def _affine(
     return out
 
 
-def simplify_affine_norm(op: AffineNormOp) -> bool:
-    """layer_norm, group_norm and instance_norm."""
+class SimplifyAffineNorm(RewritePattern):
+    """layer_norm, group_norm and instance_norm ⇒ their statistics and arithmetic."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AffineNormOp, rewriter: PatternRewriter) -> None:
+        simplify_affine_norm(op, rewriter)
+
+
+def simplify_affine_norm(op: AffineNormOp, rewriter: PatternRewriter) -> None:
     ty = _ranked(op.data)
     if ty is None:
-        return False
+        return
     shape = ty.get_shape()
     ndim = len(shape)
     axis = op.norm_axis(ndim)
     eps = get_float(op.epsilon)
-    b = _Builder(op)
+    b = _Builder(op, rewriter)
     if isinstance(op, LayerNormOp):
         out = b.normalise(op.data, [axis], eps, ty)
     elif isinstance(op, InstanceNormOp):
@@ -170,7 +189,7 @@ def simplify_affine_norm(op: AffineNormOp) -> bool:
         out = b.normalise(op.data, axes, eps, ty)
     elif isinstance(op, GroupNormOp):
         if DYN in shape:
-            return False
+            return
         groups = get_int(op.num_groups)
         split = [*shape[:axis], groups, shape[axis] // groups, *shape[axis + 1 :]]
         grouped = b.op(ReshapeOp, [op.data], newshape=split)
@@ -178,54 +197,60 @@ def simplify_affine_norm(op: AffineNormOp) -> bool:
         out = b.normalise(grouped, axes, eps, ty)
         out = b.op(ReshapeOp, [out], newshape=list(shape))
     else:
-        return False
+        return
     out = _affine(b, out, op, ndim, axis)
-    _replace(op.result, out)
-    Rewriter.erase_op(op)
-    return True
+    rewriter.replace_all_uses_with(op.result, out)
+    rewriter.erase(op)
 
 
-def simplify_l2_normalize(op: L2NormalizeOp) -> bool:
+class SimplifyL2Normalize(RewritePattern):
+    """``l2_normalize`` ⇒ ``data / sqrt(max(sum(data * data), eps))``."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: L2NormalizeOp, rewriter: PatternRewriter) -> None:
+        simplify_l2_normalize(op, rewriter)
+
+
+def simplify_l2_normalize(op: L2NormalizeOp, rewriter: PatternRewriter) -> None:
     ty = _ranked(op.data)
     if ty is None:
-        return False
-    b = _Builder(op)
+        return
+    b = _Builder(op, rewriter)
     axis = None if op.axis is None else list(op.axes(len(ty.get_shape())))
     square = b.op(MultiplyOp, [op.data, op.data])
     total = b.op(SumOp, [square], axis=axis, keepdims=True)
     total = b.op(MaximumOp, [total, b.scalar(get_float(op.eps), ty)])
     out = b.op(DivideOp, [op.data, b.op(SqrtOp, [total])])
-    _replace(op.result, out)
-    Rewriter.erase_op(op)
-    return True
+    rewriter.replace_all_uses_with(op.result, out)
+    rewriter.erase(op)
 
 
-def simplify_inference(func: FuncOp) -> bool:
-    """Rewrite the inference-time ops of one function in place; True if any was."""
-    changed = False
-    for op in list(func.body.walk()):
-        if isinstance(op, BatchNormOp):
-            changed |= simplify_batch_norm(op)
-        elif isinstance(op, DropoutOp):
-            changed |= simplify_dropout(op)
-        elif isinstance(op, AffineNormOp):
-            changed |= simplify_affine_norm(op)
-        elif isinstance(op, L2NormalizeOp):
-            changed |= simplify_l2_normalize(op)
-    return changed
+PATTERNS: tuple[RewritePattern, ...] = (
+    SimplifyBatchNorm(),
+    SimplifyDropout(),
+    SimplifyAffineNorm(),
+    SimplifyL2Normalize(),
+)
+ROOTS: tuple[type[Operation], ...] = (
+    BatchNormOp,
+    DropoutOp,
+    LayerNormOp,
+    GroupNormOp,
+    InstanceNormOp,
+    L2NormalizeOp,
+)
+"""The op classes the patterns rewrite (exactly; AffineNormOp's three)."""
 
 
 @register_pass("SimplifyInference")
-class SimplifyInference(FunctionPass):
+@dataclass(frozen=True, eq=False, repr=False)
+class SimplifyInference(PatternPass):
     """Rewrite batch_norm, dropout, layer_norm, group_norm, instance_norm and
     l2_normalize into arithmetic and reductions (Relay's SimplifyInference: function
-    pass, opt_level 0, requires InferType)."""
+    pass, opt_level 0, requires InferType): one walk of :data:`PATTERNS` over each
+    function."""
 
-    def __init__(self) -> None:
-        super().__init__(self._run, PassInfo(0, "SimplifyInference", ["InferType"]))
-
-    @staticmethod
-    def _run(func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:
-        if not simplify_inference(func):
-            ctx.analyses.preserve()  # nothing changed
-        return func
+    def __post_init__(self) -> None:
+        super().__init__(
+            PATTERNS, PassInfo(0, "SimplifyInference", ["InferType"]), roots=ROOTS
+        )

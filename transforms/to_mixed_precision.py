@@ -35,6 +35,7 @@ relation refuses the low type falls back to NEVER instead of failing.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.dialects.builtin import FunctionType, TensorType, TupleType
@@ -61,6 +62,7 @@ from xrelay.pass_manager import (
     config,
     register_pass,
 )
+from xrelay.pass_manager.options import argument, normalise, option
 
 ALWAYS = MixedPrecisionCategory.ALWAYS
 FOLLOW = MixedPrecisionCategory.FOLLOW
@@ -356,15 +358,8 @@ def to_mixed_precision(
     return converter.run(func, keep)
 
 
-@register_pass(
-    "ToMixedPrecision",
-    options=[
-        ("mixed_precision_type", str, "float16", "bfloat16 or float16"),
-        ("always_ops", str, "", "ops run in the low type (comma-separated names)"),
-        ("follow_ops", str, "", "ops that follow their operands' type"),
-        ("never_ops", str, "", "ops kept in float32"),
-    ],
-)
+@register_pass("ToMixedPrecision")
+@dataclass(frozen=True, eq=False, repr=False)
 class ToMixedPrecision(FunctionPass):
     """Convert float32 computations to ``mixed_precision_type`` where the ops allow
     it, with float32 accumulation in convolutions and matrix products (Relay's
@@ -374,30 +369,38 @@ class ToMixedPrecision(FunctionPass):
     their dtypes; ``None`` reads the PassContext config
     ``relay.ToMixedPrecision.keep_orig_output_dtype``, as Relay does."""
 
-    def __init__(
-        self,
-        mixed_precision_type: str = "float16",
-        always_ops: str | Sequence[str] = "",
-        follow_ops: str | Sequence[str] = "",
-        never_ops: str | Sequence[str] = "",
-        *,
-        keep_orig_output_dtype: bool | None = None,
-    ) -> None:
-        self.keep_orig_output_dtype = keep_orig_output_dtype
-        self.mixed_precision_type = check_mixed_precision_type(mixed_precision_type)
-        self.overrides: dict[str, MixedPrecisionCategory] = {}
-        for option, text, category in (
-            ("always_ops", always_ops, ALWAYS),
-            ("follow_ops", follow_ops, FOLLOW),
-            ("never_ops", never_ops, NEVER),
+    mixed_precision_type: str = option("float16", "bfloat16 or float16")
+    always_ops: str | Sequence[str] = option(
+        "", "ops run in the low type (comma-separated names)", parse_as=str
+    )
+    follow_ops: str | Sequence[str] = option(
+        "", "ops that follow their operands' type", parse_as=str
+    )
+    never_ops: str | Sequence[str] = option("", "ops kept in float32", parse_as=str)
+    keep_orig_output_dtype: bool | None = argument(None, kw_only=True)
+    overrides: dict[str, MixedPrecisionCategory] = field(init=False)
+    """The categories the op lists give, by op name."""
+
+    def __post_init__(self) -> None:
+        normalise(
+            self,
+            "mixed_precision_type",
+            check_mixed_precision_type(self.mixed_precision_type),
+        )
+        overrides: dict[str, MixedPrecisionCategory] = {}
+        for option_name, text, category in (
+            ("always_ops", self.always_ops, ALWAYS),
+            ("follow_ops", self.follow_ops, FOLLOW),
+            ("never_ops", self.never_ops, NEVER),
         ):
-            for name in parse_op_list(text, option):
-                if name in self.overrides:
+            for name in parse_op_list(text, option_name):
+                if name in overrides:
                     raise ToMixedPrecisionError(
                         f"ToMixedPrecision: {name.removeprefix('relay.')} is given "
                         "two categories"
                     )
-                self.overrides[name] = category
+                overrides[name] = category
+        normalise(self, "overrides", overrides)
         super().__init__(self._run, PassInfo(0, "ToMixedPrecision", ["InferType"]))
 
     def _run(self, func: FuncOp, mod: Any, ctx: PassContext) -> FuncOp:

@@ -1,5 +1,8 @@
 """Filling a table on first use, safely when several threads make that first use at
-once (a server warming models on a thread pool).
+once (a server warming models on a thread pool); and the one way xrelay's tables are
+filled: the modules of a package register their entries with a decorator when
+imported (passes, kernel lowerings, ONNX converters), and :class:`LoadModules`
+imports every module of the package, so nothing lists them.
 
 :class:`LoadOnce` runs a loader (typically: import the modules that register
 themselves in a table) exactly once per process, under a lock, and publishes "loaded"
@@ -11,8 +14,10 @@ returns at once, as an import cycle would.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 
 class LoadOnce:
@@ -43,3 +48,20 @@ class LoadOnce:
             finally:
                 self._running = False
             self._done = True
+
+
+def import_modules(package: str, path: Iterable[str]) -> None:
+    """Import every module of ``package`` (its ``__path__`` is ``path``) whose name
+    does not start with ``_``, in name order (``pkgutil``'s)."""
+    for info in pkgutil.iter_modules(list(path)):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package}.{info.name}")
+
+
+class LoadModules(LoadOnce):
+    """``load = LoadModules(__name__, __path__)`` in a package whose modules register
+    themselves: ``load()`` imports them all, once per process (thread-safe)."""
+
+    def __init__(self, package: str, path: Iterable[str]) -> None:
+        folders = list(path)
+        super().__init__(lambda: import_modules(package, folders))

@@ -16,8 +16,10 @@ module per op family (:mod:`.elementwise`, :mod:`.nn`, :mod:`.tensor`,
 from __future__ import annotations
 
 from xrelay.frontend.onnx.errors import OnnxImportError as OnnxImportError
-from xrelay.frontend.onnx.graph import CONVERTERS
+from xrelay.frontend.onnx.graph import CONVERTERS, load_converters
 from xrelay.frontend.onnx.importer import from_onnx as from_onnx
+
+load_converters()  # every converter module registers itself in CONVERTERS
 
 
 def supported_ops() -> list[str]:

@@ -13,6 +13,7 @@ thus become constants, and converters read them with :meth:`Node.static`.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from xrelay.dialects.relay.base import Array
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.frontend.onnx.errors import ConversionError
 from xrelay.frontend.relay.emitter import sanitize_name
+from xrelay.load_once import LoadModules
 
 # ---------------------------------------------------------------------------------------
 # Types
@@ -467,7 +469,12 @@ Converter: TypeAlias = Callable[[Node], Outputs]
 
 CONVERTERS: dict[str, Converter] = {}
 """Converters by ONNX op type (``"Conv"``; ``"com.microsoft.Gelu"`` for other
-domains)."""
+domains), filled by :func:`converter` in the modules of this package when
+:data:`load_converters` imports them."""
+
+load_converters = LoadModules(__name__.rpartition(".")[0], [os.path.dirname(__file__)])
+"""Imports every module of :mod:`xrelay.frontend.onnx`, once (the package does
+when imported): the converter modules register themselves, nothing lists them."""
 
 
 def converter(*op_types: str) -> Callable[[Converter], Converter]:

@@ -21,8 +21,6 @@ modules of this package register the lowerings when imported (:func:`load_all`);
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import pkgutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -30,7 +28,7 @@ from typing import Any, Protocol
 from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.relay.base import RelayOp
-from xrelay.load_once import LoadOnce
+from xrelay.load_once import LoadModules
 from xrelay.lowering.builder import Buffer, Index, KernelBuilder
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.scalar_types import DType
@@ -303,13 +301,7 @@ def materialize(*op_classes: type[RelayOp]) -> Callable[[Materialize], Materiali
     return register
 
 
-def _import_lowerings() -> None:
-    for info in pkgutil.iter_modules(__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}")
-
-
-load_all = LoadOnce(_import_lowerings)
+load_all = LoadModules(__name__, __path__)
 """``load_all()`` imports every lowering module of this package (they register
 themselves), once per process; a concurrent first call waits until all are in."""
 

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 
+from xrelay.dialects.relay.mixed_precision import MixedPrecisionCategory
 from xrelay.pass_manager import Pass, PassContext, PassInfo, get_pass, register_pass
-from xrelay.pass_manager.options import dataclass_options, option, set_info
+from xrelay.pass_manager.options import argument, dataclass_options, option, set_info
 from xrelay.pass_manager.registry import lookup
 
 
@@ -76,3 +77,55 @@ def test_an_option_needs_a_default():
 
     with pytest.raises(TypeError, match="needs a default"):
         dataclass_options(NoDefault)
+
+
+def test_every_registered_pass_is_a_frozen_dataclass():
+    """One shape for every pass: options or not, the registry's factories are frozen
+    dataclasses compared by identity."""
+    from xrelay.pass_manager.registry import all_entries
+
+    for entry in all_entries():
+        params = getattr(entry.factory, "__dataclass_params__", None)
+        assert params is not None, entry.name
+        assert params.frozen, entry.name
+        assert not params.eq, entry.name
+
+
+def test_parse_as_and_normalise_and_argument():
+    """``option(parse_as=...)``: the type ``-p`` parses when the API takes more;
+    ``__post_init__`` normalises the value; ``argument`` is no option."""
+    convert = lookup("ConvertLayout")
+    assert convert.options == (("desired_layouts", str, ""),)
+    from_text = get_pass("convert-layout", desired_layouts="nn.conv2d=NHWC:default")
+    from_dict = get_pass(
+        "ConvertLayout", desired_layouts={"nn.conv2d": ["NHWC", "OHWI"]}
+    )
+    assert from_text.desired_layouts == {"relay.nn.conv2d": ["NHWC", "default"]}  # type: ignore[attr-defined]
+    assert from_dict.desired_layouts == {"relay.nn.conv2d": ["NHWC", "OHWI"]}  # type: ignore[attr-defined]
+    unused = lookup("RemoveUnusedFunctions")
+    assert unused.options == (("entry_functions", tuple[str, ...], ("main",)),)
+    assert unused.create(entry_functions="f").entry_functions == ("f",)  # type: ignore[attr-defined]
+    assert unused.create(entry_functions=["f", "g"]).entry_functions == ("f", "g")  # type: ignore[attr-defined]
+    mixed = lookup("ToMixedPrecision")
+    assert [o[0] for o in mixed.options] == [
+        "mixed_precision_type",
+        "always_ops",
+        "follow_ops",
+        "never_ops",
+    ]
+    made = mixed.create(never_ops=["nn.dense"], keep_orig_output_dtype=True)
+    assert made.keep_orig_output_dtype is True  # type: ignore[attr-defined]
+    assert made.overrides == {"relay.nn.dense": MixedPrecisionCategory.NEVER}  # type: ignore[attr-defined]
+    assert lookup("EliminateCommonSubexpr").options == ()  # fskip is an argument
+
+    @dataclass(frozen=True, eq=False, repr=False)
+    class WithArgument(Pass):
+        n: int = option(1, "n")
+        hook: Any = argument(None)
+        quiet: bool = argument(False, kw_only=True)
+
+    assert dataclass_options(WithArgument) == (("n", int, 1, "n"),)
+    made_arg = WithArgument(2, print, quiet=True)
+    assert (made_arg.n, made_arg.hook, made_arg.quiet) == (2, print, True)
+    with pytest.raises(TypeError):
+        WithArgument(2, print, True)  # type: ignore[misc]  # quiet is keyword only

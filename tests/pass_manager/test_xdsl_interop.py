@@ -4,11 +4,13 @@ patterns (``pattern_pass``)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp, UnitAttr
+from xdsl.ir import Operation
 from xdsl.passes import PassPipeline
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -22,12 +24,13 @@ from xdsl.transforms.common_subexpression_elimination import (
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 from xrelay import relay
-from xrelay.dialects.relay import AddOp, ConstantOp, MultiplyOp
+from xrelay.dialects.relay import AddOp, ConstantOp, MultiplyOp, SubtractOp
 from xrelay.pass_manager import (
     FunctionPass,
     PassContext,
     PassInfo,
     PassInstrument,
+    PatternPass,
     Sequential,
     from_xdsl,
     get_pass,
@@ -184,3 +187,56 @@ def test_pattern_pass():
     with PassContext(opt_level=0):
         out = Sequential([p])(mod)
     assert "relay.multiply" not in [op.name for op in out["main"].walk()]
+
+
+class AddToSubtractTwice(RewritePattern):
+    """``relay.add(x, y)`` → ``relay.add(relay.subtract(x, y), y)``: a rewrite whose
+    result it matches again (a fixed point would never come)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AddOp, rewriter: PatternRewriter) -> None:
+        x, y = op.operands
+        sub = SubtractOp.make([x, y])
+        rewriter.replace(op, [sub, AddOp.make([sub.results[0], y])])
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class OneWalk(PatternPass):
+    def __post_init__(self) -> None:
+        super().__init__([AddToSubtractTwice()], PassInfo(0, "OneWalk"), roots=(AddOp,))
+
+
+def test_pattern_pass_with_roots_walks_once(parse: Any):
+    """With ``roots`` each op of those classes is offered once: the ops a rewrite
+    makes are not (else this rewrite would never end), dead ops stay, a function
+    with no root op is reported unchanged."""
+    mod = parse(REDUNDANT)
+    out = OneWalk()(mod)
+    names = [op.name for op in out.walk() if op.name.startswith("relay.")]
+    assert names == [
+        "relay.exp",  # dead, kept
+        "relay.subtract",
+        "relay.add",
+        "relay.subtract",
+        "relay.add",
+        "relay.multiply",
+    ]
+
+
+class TagOffered(RewritePattern):
+    """Tag every op it is offered, whatever its class."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        op.attributes["test.offered"] = UnitAttr()
+        rewriter.notify_op_modified(op)
+
+
+def test_pattern_pass_roots_filter_the_ops_offered(parse: Any):
+    mod = parse(REDUNDANT)
+    p = PatternPass([TagOffered()], PassInfo(0, "TagAdds"), roots=(AddOp,))
+    out = p(mod)
+    tagged = [op.name for op in out.walk() if "test.offered" in op.attributes]
+    assert tagged == ["relay.add", "relay.add"]
+    # a function without a root op: nothing offered, nothing changed
+    no_add = parse(REDUNDANT.replace("relay.add", "relay.multiply"))
+    assert not [op for op in p(no_add).walk() if "test.offered" in op.attributes]

@@ -133,3 +133,32 @@ def test_load_once_retries_after_a_failure() -> None:
     load()
     assert load.done
     assert len(attempts) == 2
+
+
+def test_load_modules_imports_each_public_module_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """:class:`LoadModules` (how passes, kernel lowerings and ONNX converters are
+    loaded): every module of the package whose name does not start with ``_`` is
+    imported, in name order, once however often the loader is called."""
+    from xrelay.load_once import LoadModules
+
+    pkg = tmp_path / "selfreg_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("SEEN = []\n")
+    for name in ("b_second", "a_first", "_helper"):
+        (pkg / f"{name}.py").write_text(
+            f"from selfreg_pkg import SEEN\nSEEN.append({name!r})\n"
+        )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    package = importlib.import_module("selfreg_pkg")
+    try:
+        load = LoadModules("selfreg_pkg", package.__path__)
+        load()
+        load()
+        assert package.SEEN == ["a_first", "b_second"]
+    finally:
+        for mod in [m for m in sys.modules if m.startswith("selfreg_pkg")]:
+            del sys.modules[mod]
