@@ -36,8 +36,12 @@ phases. Blocks inside regions (``relay.if`` branches) are fused separately; a re
 is a fusion boundary. Functions marked ``relay.primitive`` or
 ``relay.skip_optimization`` are left alone.
 
-Departures from Relay: the target's ``max_function_args`` limit is not modelled (CPU
-targets have none); ops never fuse across a region boundary (Relay can fuse an
+Under a current target with a ``max_function_args`` limit (TVM's opencl and metal
+kinds; CPU targets have none) no fusion makes a kernel take more parameters than the
+limit allows, counted as Relay counts them (one per outside input, plus one per
+dynamic dimension and a stride per dimension for dynamic shapes, one per output).
+
+Departures from Relay: ops never fuse across a region boundary (Relay can fuse an
 outside producer into an ``if`` branch); the "dynamic output shape + data-dependent
 shape function ⇒ opaque" rule is not applied (no op declares data-dependent shapes);
 ``annotation.stop_fusion`` does not exist in xrelay.
@@ -70,6 +74,7 @@ from xrelay.pass_manager import (
 from xrelay.pass_manager.analysis import ALL, AnalysisManager
 from xrelay.pass_manager.options import option, set_info
 from xrelay.pass_manager.passes import optimizable_functions
+from xrelay.target import Target
 from xrelay.transforms._fusion import FusionError, build_graph, partition
 from xrelay.transforms.infer_type import infer_types, mark_inferred
 
@@ -115,10 +120,17 @@ class FuseOps(Pass):
             int(ctx.get_config("relay.FuseOps.max_depth")),
             bool(ctx.get_config("relay.FuseOps.link_params")),
             analyses,
+            _target_max_args(),
         )
         analyses.invalidate()
         mark_inferred(op, analyses)
         return op
+
+
+def _target_max_args() -> int:
+    """The current target's kernel-parameter limit (0: none or no target)."""
+    target = Target.current()
+    return 0 if target is None else target.max_function_args
 
 
 def fuse_ops(
@@ -127,10 +139,11 @@ def fuse_ops(
     max_depth: int = 256,
     link_params: bool = False,
     analyses: AnalysisManager | None = None,
+    max_args: int = 0,
 ) -> None:
     """Fuse every optimizable function of ``module`` in place (see the module
     docstring). Types are inferred first (only where ``analyses`` has no valid
-    types)."""
+    types); ``max_args`` > 0 limits the parameters of a fused kernel."""
     if max_depth < 0:
         raise FuseOpsOptionError(
             f"FuseOps: relay.FuseOps.max_depth must not be negative, got {max_depth}"
@@ -138,9 +151,9 @@ def fuse_ops(
     infer_types(module, analyses)
     names = _SymbolNames(module)
     for func in optimizable_functions(module):
-        _Outliner(module, func, names, opt_level, max_depth, link_params).fuse_block(
-            func.body.block
-        )
+        _Outliner(
+            module, func, names, opt_level, max_depth, link_params, max_args
+        ).fuse_block(func.body.block)
 
 
 class _SymbolNames:
@@ -188,8 +201,10 @@ class _Outliner:
         opt_level: int,
         max_depth: int,
         link_params: bool,
+        max_args: int = 0,
     ):
         self.module = module
+        self.max_args = max_args
         self.caller = caller
         self.names = names
         self.opt_level = opt_level
@@ -198,7 +213,7 @@ class _Outliner:
 
     def fuse_block(self, block: Block) -> None:
         nodes = build_graph(block)
-        roots = partition(nodes, self.opt_level, self.max_depth)
+        roots = partition(nodes, self.opt_level, self.max_depth, self.max_args)
         group_of: dict[Operation, Operation] = {}
         members: dict[Operation, list[Operation]] = {}
         for node, root in zip(nodes, roots, strict=True):

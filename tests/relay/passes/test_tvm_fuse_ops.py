@@ -178,3 +178,75 @@ def test_build_takes_the_fused_main_function():
     run.set_input("x", np.zeros(4, "float32"))
     run.run()
     np.testing.assert_allclose(run.get_output(0).numpy(), np.full(4, np.e), rtol=1e-6)
+
+
+def _exp_of_shifted(name: str, shape: Any) -> tuple[Any, Any]:
+    x = relay.var(name, shape=shape)
+    return x, relay.exp(relay.add(x, relay.const(1, "float32")))
+
+
+def _summed_branches(n: int, shape: Any) -> Any:
+    """``exp(x_i + 1)`` for n parameters, added up left to right."""
+    params, total = [], None
+    for i in range(n):
+        x, branch = _exp_of_shifted(f"x{i}", shape)
+        params.append(x)
+        total = branch if total is None else relay.add(total, branch)
+    return relay.Function(params, total)
+
+
+def test_max_function_args_cuts_a_wide_sum():
+    """Under a target whose kernels take at most 4 parameters (3 inputs and the
+    output), the first three branches share one kernel; every later branch and
+    every later addition is a kernel of its own."""
+    shape = (6, 2)
+
+    def expected() -> Any:
+        inner, total = [], None
+        for i in range(3):
+            p, branch = _exp_of_shifted(f"p{i}", shape)
+            inner.append(p)
+            total = branch if total is None else relay.add(total, branch)
+        head = relay.Function(inner, total).with_attr("Primitive", 1)
+        outer = [relay.var(f"x{i}", shape=shape) for i in range(5)]
+        acc = relay.Call(head, outer[:3])
+        for i in (3, 4):
+            p, branch = _exp_of_shifted("p", shape)
+            one = relay.Function([p], branch).with_attr("Primitive", 1)
+            a, b = relay.var("a", shape=shape), relay.var("b", shape=shape)
+            pair = relay.Function([a, b], relay.add(a, b)).with_attr("Primitive", 1)
+            acc = relay.Call(pair, [acc, relay.Call(one, [outer[i]])])
+        return relay.Function(outer, acc)
+
+    from xrelay.target import Target
+
+    with Target("opencl -max_function_args=4"):
+        fused = run_opt_pass(_summed_branches(5, shape), transform.FuseOps())
+    assert_structural_equal(fused, infer(expected()))
+
+
+def test_max_function_args_counts_dynamic_dims_and_strides():
+    """A parameter with a dynamic dimension costs 1 + 1 (the dim) + 2 (a stride per
+    dim): with a limit of 10 (9 once the output is paid, which has one dynamic dim:
+    8), two such inputs fit in one kernel, a third does not."""
+    from xrelay import tir
+    from xrelay.target import Target
+
+    shape = (tir.Any(), 2)
+    with Target("opencl -max_function_args=10"):
+        fused = run_opt_pass(_summed_branches(3, shape), transform.FuseOps())
+    text = fused.astext(fmt="relay")
+    assert text.count("Primitive=1") == 3  # {x0, x1}, {x2}, and the last add
+    with Target("llvm"):  # no limit: one kernel
+        fused = run_opt_pass(_summed_branches(3, shape), transform.FuseOps())
+    assert fused.astext(fmt="relay").count("Primitive=1") == 1
+
+
+def test_target_kinds_carry_tvm_kernel_argument_limits():
+    from xrelay.target import Target
+
+    assert Target("metal").max_function_args == 31
+    assert Target("opencl").max_function_args == 128
+    assert Target("cuda").max_function_args == 0
+    assert Target("llvm -mcpu=znver3").max_function_args == 0
+    assert Target("llvm -max_function_args=7").max_function_args == 7
