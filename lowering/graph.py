@@ -14,8 +14,8 @@ The result replaces the module's functions:
   turns these into offsets in one arena), and calls the kernels in order. Kernels write
   the graph outputs directly into the output buffers.
 
-Reshapes (``reshape``, ``reshape_like``, ``batch_flatten``, ``squeeze``,
-``expand_dims``) and ``copy`` are views: a ``memref.reinterpret_cast`` of their operand,
+Reshapes (``reshape``, ``reshape_like``, ``contrib_reverse_reshape``,
+``batch_flatten``, ``squeeze``, ``expand_dims``) and ``copy`` are views: a ``memref.reinterpret_cast`` of their operand,
 no kernel. Calls of other (non-primitive) functions are inlined. The host function
 carries the names and relay types of the inputs and outputs as attributes
 (``xrelay.inputs``, ``xrelay.input_types``, ``xrelay.outputs``,
@@ -83,6 +83,7 @@ from xrelay.status import STATUS_WORDS
 VIEW_OPS: tuple[type[RelayOp], ...] = (
     transform.ReshapeOp,
     transform.ReshapeLikeOp,
+    transform.ReverseReshapeOp,
     transform.ExpandDimsOp,
     transform.SqueezeOp,
     nn.BatchFlattenOp,

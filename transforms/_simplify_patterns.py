@@ -70,6 +70,7 @@ from xrelay.dialects.relay.transform import (
     LayoutTransformOp,
     ReshapeLikeOp,
     ReshapeOp,
+    ReverseReshapeOp,
     TransposeOp,
 )
 
@@ -515,19 +516,20 @@ class FullElementwise(RelayRewrite):
 
 
 class SimplifyReshape(RelayRewrite):
-    """``reshape(reshape(x))`` → one ``reshape`` to the static result shape; a reshape
-    whose result type is its input's is dropped."""
+    """``reshape(reshape(x))`` → one ``reshape`` to the static result shape (either
+    of them may be a ``contrib_reverse_reshape``); a reshape whose result type is its
+    input's is dropped."""
 
-    OPS: ClassVar[tuple[type[Operation], ...]] = (ReshapeOp,)
+    OPS: ClassVar[tuple[type[Operation], ...]] = (ReshapeOp, ReverseReshapeOp)
 
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
-        if not isinstance(op, ReshapeOp):
+        if not isinstance(op, ReshapeOp | ReverseReshapeOp):
             return None
         if op.data.type == op.results[0].type:
             return op.data
         inner = defining(op.data)
         shape = static_shape(op.results[0])
-        if not isinstance(inner, ReshapeOp) or shape is None:
+        if not isinstance(inner, ReshapeOp | ReverseReshapeOp) or shape is None:
             return None
         if inner.data.type == op.results[0].type:
             return inner.data

@@ -10,8 +10,9 @@ The rewrites (see :mod:`xrelay.transforms._simplify_patterns`, in Relay's order)
 * ``x + x`` → ``x * 2``; ``x / sqrt(y)`` → ``x * rsqrt(y)``;
 * ``x + 0``, ``x - 0``, ``x * 1``, ``x / 1`` (constants or ``zeros``/``ones`` ops) → ``x``
   when that does not change the result type;
-* consecutive reshapes → one; consecutive transposes / layout transforms → one or none;
-  identity transposes, layout transforms and reshapes are dropped;
+* consecutive reshapes (``reshape``, ``contrib_reverse_reshape``) → one; consecutive
+  transposes / layout transforms → one or none; identity transposes, layout
+  transforms and reshapes are dropped;
 * a cast to the same dtype is dropped; ``cast(cast(x))`` → one cast when the first one
   widens;
 * a ``full``/``ones``/``zeros`` operand of a broadcasting binary op → a 0-d constant;

@@ -285,6 +285,41 @@ class ReshapeOp(_UnaryTransformOp):
         return x.reshape(self.out_shape(x.shape))
 
 
+def reverse_reshape_shape(
+    ishape: Sequence[int], newshape: Sequence[int]
+) -> tuple[int, ...]:
+    """Relay's ``contrib_reverse_reshape`` shape rule: :func:`reshape_shape` applied
+    right to left (both shapes reversed, the result reversed back), so that ``0``
+    copies the dim at the same place counted from the end and ``-1`` is inferred
+    there: ``(10, 5, 4)`` with ``(-1, 0)`` gives ``(50, 4)`` (reshape gives
+    ``(40, 5)``)."""
+    try:
+        return reshape_shape(tuple(ishape)[::-1], tuple(newshape)[::-1])[::-1]
+    except TypeRelationError as err:
+        raise TypeRelationError(
+            f"{err}, reading newshape {list(newshape)} from the right"
+        ) from None
+
+
+@irdl_op_definition
+class ReverseReshapeOp(_UnaryTransformOp):
+    """``data`` with a new shape whose special codes (see :class:`ReshapeOp`) are read
+    from the right (Relay's ``contrib_reverse_reshape``; see
+    :func:`reverse_reshape_shape`)."""
+
+    RELAYOUT: ClassVar[bool] = True
+
+    name = "relay.contrib_reverse_reshape"
+    newshape = ints_prop()
+
+    def out_shape(self, shape: tuple[int, ...]) -> Sequence[int]:
+        return reverse_reshape_shape(shape, get_ints(self.newshape))
+
+    def compute(self, *args: Any) -> Any:
+        x: Array = args[0]
+        return x.reshape(self.out_shape(x.shape))
+
+
 def reshape_like_shape(
     lhs: Sequence[int],
     rhs: Sequence[int],
@@ -1497,7 +1532,7 @@ class OneHotOp(RelayOp):
 
 
 TRANSFORM_OPS: list[type[RelayOp]] = [
-    ReshapeOp, ReshapeLikeOp, TransposeOp, ExpandDimsOp, SqueezeOp,
+    ReshapeOp, ReshapeLikeOp, ReverseReshapeOp, TransposeOp, ExpandDimsOp, SqueezeOp,
     ConcatenateOp, StackOp, SplitOp,
     StridedSliceOp, TakeOp, GatherOp, GatherNDOp,
     BroadcastToOp, BroadcastToLikeOp, CollapseSumLikeOp, CollapseSumToOp, TileOp,
@@ -1522,6 +1557,7 @@ __all__ = [
     "ReshapeLikeOp",
     "ReshapeOp",
     "ReverseOp",
+    "ReverseReshapeOp",
     "ShapeOfOp",
     "SplitOp",
     "SqueezeOp",
@@ -1532,5 +1568,6 @@ __all__ = [
     "TransposeOp",
     "reshape_like_shape",
     "reshape_shape",
+    "reverse_reshape_shape",
     "strided_slice_plan",
 ]

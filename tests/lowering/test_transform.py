@@ -35,6 +35,8 @@ def test_reshapes(rng: Gen, check: Check, case: Any):
             case(tr.ReshapeOp, [x], {"newshape": [-4, 1, 2, -2]}),
             case(tr.ReshapeOp, [_x(rng, 6, dtype="int32")], {"newshape": [3, 2]}),
             case(tr.ReshapeLikeOp, [x, _x(rng, 6, 4)], {"lhs_end": 2, "rhs_end": 1}),
+            case(tr.ReverseReshapeOp, [x], {"newshape": [-1, 0]}),
+            case(tr.ReverseReshapeOp, [_x(rng, 4, 2, 3, 2)], {"newshape": [8, 0, -1]}),
             case(
                 tr.ExpandDimsOp,
                 [x],

@@ -224,6 +224,31 @@ def test_reshape_like_errors():
         infer(T.ReshapeLikeOp, tt((2, 3)), tt((6,)), rhs_end=5)
 
 
+@pytest.mark.parametrize(
+    ("shape", "newshape", "expected"),
+    [
+        ((10, 5, 4), (-1, 0), (50, 4)),  # reshape would give (40, 5)
+        ((4, 8, 16, 16), (32, 0, -1), (32, 16, 16)),
+        ((2, 3, 4), (-2,), (2, 3, 4)),
+        ((2, 3, 4), (0, -3), (2, 12)),
+    ],
+)
+def test_reverse_reshape_reads_codes_from_the_right(
+    shape: Any, newshape: Any, expected: Any
+):
+    assert infer_shape(T.ReverseReshapeOp, tt(shape), newshape=newshape) == expected
+    x = rand(*shape)
+    out = run1(T.ReverseReshapeOp, x, newshape=newshape)
+    np.testing.assert_array_equal(out, x.reshape(expected))
+
+
+def test_reverse_reshape_errors():
+    with pytest.raises(TypeRelationError, match=r"cannot reshape .* from the right"):
+        infer(T.ReverseReshapeOp, tt((2, 3)), newshape=[7])
+    with pytest.raises(TypeRelationError, match="more than one -1"):
+        infer(T.ReverseReshapeOp, tt((2, 3)), newshape=[-1, -1])
+
+
 # ---------------------------------------------------------------------------------------
 # transpose
 # ---------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """SimplifyExpr / SimplifyExprPostAlterOp as a TVM user tests them (Relay's
 ``test_pass_simplify_expr.py``, v0.18).
 
-Covered: test_simplify_reshape (reshape chains → one), test_simplify_transpose
+Covered: test_simplify_reshape (reshape chains → one, reverse_reshape included), test_simplify_transpose
 (transpose chains → one, identity transposes dropped), test_simplify_full_elementwise
 (``ones``/``full`` operands → scalar constants), test_eliminate_identity, test_simplify_consecutive_add /
 multiply (constants merged), test_simplify_rsqrt, test_concretize_*_like,
@@ -42,6 +42,38 @@ def test_simplify_reshape():
     assert_structural_equal(
         simplified(relay.Function([x], y)), run_opt_pass(relay.Function([x2], expected))
     )
+
+
+def test_reverse_reshape_joins_a_reshape_chain():
+    """A conv result reshaped twice and then reverse-reshaped (its codes read from
+    the right: 0 copies the second-last dim) is one reshape to the final shape, in a
+    pass pipeline too (Relay's test_nested_sequential_with_scoping)."""
+
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 16, 16, 16))
+        w = relay.var("w", shape=(32, 16, 3, 3))
+        y = relay.nn.conv2d(x, w, padding=(1, 1))
+        y = relay.reshape(relay.reshape(y, newshape=(1, 16, -1)), (4, 8, -1, 16))
+        return relay.Function([x, w], relay.reverse_reshape(y, newshape=(32, 0, -1)))
+
+    x = relay.var("x", shape=(1, 16, 16, 16))
+    w = relay.var("w", shape=(32, 16, 3, 3))
+    conv = relay.nn.conv2d(x, w, padding=(1, 1))
+    expected = relay.Function([x, w], relay.reshape(conv, newshape=(32, 16, 16)))
+    assert_structural_equal(simplified(before()), run_opt_pass(expected))
+    with transform.PassContext(opt_level=1):
+        nested = transform.Sequential(
+            [transform.Sequential([transform.SimplifyExpr()])]
+        )(relay.IRModule.from_expr(before()))
+    assert_structural_equal(nested, run_opt_pass(expected))
+
+
+def test_reverse_reshape_runs_like_numpy():
+    x = relay.var("x", shape=(10, 5, 4))
+    f = relay.Function([x], relay.reverse_reshape(x, (-1, 0)))
+    data = np.arange(200, dtype="float32").reshape(10, 5, 4)
+    got = relay.create_executor(mod=relay.IRModule.from_expr(f)).evaluate()(data)
+    np.testing.assert_array_equal(got.numpy(), data.reshape(50, 4))
 
 
 def test_simplify_transpose():
