@@ -64,7 +64,7 @@ from xrelay.dialects.relay.base import (
     str_prop,
     tensor,
 )
-from xrelay.dialects.relay.dtypes import astype, is_int, numpy_dtype
+from xrelay.dialects.relay.dtypes import astype, is_float, is_int, numpy_dtype
 from xrelay.dialects.relay.layout import Layout, transform_array
 from xrelay.dialects.relay.layout_rules import (
     InferredLayouts,
@@ -1445,7 +1445,8 @@ class LayoutTransformOp(_UnaryTransformOp):
 
 @irdl_op_definition
 class ShapeOfOp(RelayOp):
-    """The shape of ``data`` as a 1-D tensor of ``dtype`` (default ``i32``)."""
+    """The shape of ``data`` as a 1-D tensor of ``dtype`` (default ``i32``; Relay
+    also allows a float dtype)."""
 
     name = "relay.shape_of"
     data = operand_def(ANY_TENSOR)
@@ -1456,8 +1457,10 @@ class ShapeOfOp(RelayOp):
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")
-        if not is_int(self.dtype):
-            raise TypeRelationError(f"dtype must be an integer type, got {self.dtype}")
+        if not (is_int(self.dtype) or is_float(self.dtype)):
+            raise TypeRelationError(
+                f"dtype must be an integer or float type, got {self.dtype}"
+            )
         return [tensor([len(x.get_shape())], self.dtype)]
 
     def compute(self, *args: Any) -> Any:

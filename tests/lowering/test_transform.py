@@ -211,6 +211,7 @@ def test_shape_of_and_one_hot(rng: Gen, check: Check, case: Any):
         [
             case(tr.ShapeOfOp, [_x(rng, 2, 5, 3)]),
             case(tr.ShapeOfOp, [_x(rng, 4)], {"dtype": "int64"}),
+            case(tr.ShapeOfOp, [_x(rng, 3, 2)], {"dtype": "float32"}),
             case(tr.NdarraySizeOp, [_x(rng, 2, 5, 3)]),
             case(tr.NdarraySizeOp, [_x(rng, 4)], {"dtype": "int64"}),
             case(tr.CollapseSumToOp, [_x(rng, 2, 3, 4)], {"shape": [3, 1]}),

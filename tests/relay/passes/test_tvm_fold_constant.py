@@ -126,7 +126,7 @@ def test_fold_shape_of():
         z = relay.const(np.array(c_shape).astype(dtype), dtype=dtype)
         return relay.Function([x, y], z)
 
-    for dtype in ["int32", "int64"]:  # (xrelay: shape_of gives integers only)
+    for dtype in ["int32", "int64", "float32"]:  # Relay allows a float shape too
         zz = run_opt_pass(before(dtype), transform.FoldConstant())
         assert_structural_equal(zz, run_infer_type(expected(dtype)))
 

@@ -241,9 +241,9 @@ func.func @f(%a: tensor<1x12x4x4xf32>) -> tensor<*xf32> {
 // -----
 
 func.func @f(%a: tensor<2x3xf32>) -> tensor<*xf32> {
-  // CHECK: relay.shape_of: dtype must be an integer type, got f32
-  %r = relay.shape_of %a {dtype = f32} : (tensor<2x3xf32>) -> tensor<*xf32>
-  func.return %r : tensor<*xf32>
+  // CHECK: relay.shape_of: dtype must be an integer or float type, got i1
+  %r = relay.shape_of %a {dtype = i1} : (tensor<2x3xf32>) -> tensor<*xi1>
+  func.return %r : tensor<*xi1>
 }
 
 // -----
