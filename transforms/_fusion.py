@@ -531,8 +531,10 @@ class _ArgCounter:
         total = 0
         for value in self._inputs(node):
             producer = self._producer(value)
-            if producer is None or isinstance(producer.op, TupleGetItemOp) or (
-                len(producer.op.results) > 1
+            if (
+                producer is None
+                or isinstance(producer.op, TupleGetItemOp)
+                or (len(producer.op.results) > 1)
             ):
                 total += 1 + _dynamic_args(value.type, True)
         return total

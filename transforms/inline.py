@@ -145,9 +145,7 @@ def inline_call(call: CallOp, callee: FuncOp) -> list[CallOp]:
     return spliced
 
 
-def call_copy(
-    call: CallOp, callee: FuncOp, caller: FuncOp, taken: set[str]
-) -> FuncOp:
+def call_copy(call: CallOp, callee: FuncOp, caller: FuncOp, taken: set[str]) -> FuncOp:
     """Make ``call`` call a copy of ``callee`` of its own, named after ``caller``
     (Relay's call of the function literal), placed right before ``caller``."""
     base = f"{caller.sym_name.data}_fn"

@@ -250,3 +250,40 @@ def test_target_kinds_carry_tvm_kernel_argument_limits():
     assert Target("cuda").max_function_args == 0
     assert Target("llvm -mcpu=znver3").max_function_args == 0
     assert Target("llvm -max_function_args=7").max_function_args == 7
+
+
+def test_fuse_bcast_reduce_scalar_builds_and_runs():
+    """A comparison of a 0-d input and a reduction of its 0-d result are one kernel,
+    and a reduction over no axis builds and runs (Relay's
+    test_fuse_bcast_reduce_scalar)."""
+    import numpy as np
+
+    import xrelay
+    from xrelay.contrib import graph_executor
+
+    def before() -> Any:
+        x = relay.var("x", shape=(), dtype="int32")
+        return relay.Function([x], relay.min(relay.less(x, relay.const(10, "int32"))))
+
+    def expected() -> Any:
+        p0 = relay.var("p0", shape=(), dtype="int32")
+        body = relay.min(relay.less(p0, relay.const(10, "int32")))
+        f0 = relay.Function([p0], body).with_attr("Primitive", 1)
+        x = relay.var("x", shape=(), dtype="int32")
+        return relay.Function([x], relay.Call(f0, [x]))
+
+    fused = run_opt_pass(before(), transform.FuseOps(fuse_opt_level=2))
+    assert_structural_equal(fused["main"], infer(expected())["main"])
+    for reduce, value in ((relay.sum, 3.5), (relay.max, -2.0), (relay.mean, 7.0)):
+        y = relay.var("y", shape=(), dtype="float32")
+        lib = relay.build(relay.IRModule.from_expr(reduce(relay.exp(y))), "llvm")
+        run = graph_executor.GraphModule(lib["default"](xrelay.cpu()))
+        run.set_input("y", np.array(value, "float32"))
+        run.run()
+        np.testing.assert_allclose(run.get_output(0).numpy(), np.exp(value), rtol=1e-6)
+    lib = relay.build(fused, "llvm")
+    run = graph_executor.GraphModule(lib["default"](xrelay.cpu()))
+    for value, want in ((3, True), (12, False)):
+        run.set_input("x", np.array(value, "int32"))
+        run.run()
+        assert bool(run.get_output(0).numpy()) is want

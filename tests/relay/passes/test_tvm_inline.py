@@ -123,9 +123,9 @@ def test_external_literal_follows_its_caller_when_that_is_inlined():
     mod = relay.IRModule()
     mod["h"] = ext()
     p = relay.var("p", shape=(3,))
-    mod["g"] = relay.Function(
-        [p], relay.add(p, mod.get_global_var("h")(p))
-    ).with_attr("Inline", 1)
+    mod["g"] = relay.Function([p], relay.add(p, mod.get_global_var("h")(p))).with_attr(
+        "Inline", 1
+    )
     x = relay.var("x", shape=(3,))
     mod["main"] = relay.Function([x], relay.exp(mod.get_global_var("g")(x)))
     want = relay.IRModule()
