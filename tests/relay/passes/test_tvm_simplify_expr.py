@@ -227,3 +227,43 @@ def test_collapse_sum_to_values():
     mod = relay.IRModule.from_expr(relay.collapse_sum_to(data, (3, 1)))
     got = relay.create_executor(mod=mod).evaluate()(x).numpy()
     np.testing.assert_array_equal(got, x.sum(axis=(0, 2)).reshape(3, 1))
+
+
+def _dequantized(x: Any, scale: Any, zero_point: Any, axis: int = -1) -> Any:
+    return relay.qnn.op.dequantize(
+        x, relay.const(scale), relay.const(zero_point), axis=axis
+    )
+
+
+def test_argmax_and_argmin_look_through_a_dequantize():
+    """argmax/argmin of a dequantized int8 tensor (positive scale) are the op on the
+    integers (Relay's test_simplify_dq_argmax / argmin), with the same indices."""
+    data = np.random.default_rng(1).integers(-128, 128, (4, 32, 1, 1)).astype("int8")
+    for op in (relay.argmax, relay.argmin):
+        x = relay.var("x", shape=(4, 32, 1, 1), dtype="int8")
+        before = relay.Function([x], op(_dequantized(x, 2.0, 3), axis=1))
+        x2 = relay.var("x", shape=(4, 32, 1, 1), dtype="int8")
+        expected = relay.Function([x2], op(x2, axis=1))
+        after = simplified(before)
+        assert_structural_equal(after, run_opt_pass(expected))
+        got = relay.create_executor(mod=after).evaluate()(data).numpy()
+        want = relay.create_executor(mod=run_opt_pass(before)).evaluate()(data)
+        np.testing.assert_array_equal(got, want.numpy())
+
+
+def test_dequantize_stays_when_it_is_not_increasing():
+    """A negative scale reverses the order, and per-channel scales along the reduced
+    axis mix channels: the dequantize stays (Relay would drop it)."""
+    x = relay.var("x", shape=(4, 3), dtype="int8")
+    negative = relay.Function([x], relay.argmax(_dequantized(x, -2.0, 0), axis=1))
+    assert "qnn.dequantize" in simplified(negative).astext()
+    scales = np.array([1.0, 2.0, 3.0], "float32")
+    zps = np.zeros(3, "int32")
+    across = relay.Function(
+        [x], relay.argmax(_dequantized(x, scales, zps, axis=1), axis=1)
+    )
+    assert "qnn.dequantize" in simplified(across).astext()
+    kept = relay.Function(
+        [x], relay.argmax(_dequantized(x, scales, zps, axis=1), axis=0)
+    )
+    assert "qnn.dequantize" not in simplified(kept).astext()
