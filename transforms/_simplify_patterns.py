@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from xrelay.dialects.relay.algorithm import ArgsortOp
 from xrelay.dialects.relay.base import (
     DYN,
     Array,
@@ -920,17 +921,17 @@ class SimplifyBinomial(RelayRewrite):
 
 
 class SimplifyDequantizedArgReduce(RelayRewrite):
-    """``argmax`` / ``argmin`` of ``qnn.dequantize(x)`` → the same op on ``x`` (Relay's
-    SimplifyDQArgFunc). Dequantizing is strictly increasing only when every scale is
+    """``argmax`` / ``argmin`` / ``argsort`` of ``qnn.dequantize(x)`` → the same op on
+    ``x`` (Relay's SimplifyDQArgFunc). Dequantizing is strictly increasing only when every scale is
     a positive, finite constant, each distinct integer stays a distinct float
     (inputs of at most 16 bits) and per-channel parameters lie along a kept axis;
     xrelay rewrites only then (Relay does not check: a negative scale turns argmax
     into argmin)."""
 
-    OPS: ClassVar[tuple[type[Operation], ...]] = (ArgMaxOp, ArgMinOp)
+    OPS: ClassVar[tuple[type[Operation], ...]] = (ArgMaxOp, ArgMinOp, ArgsortOp)
 
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
-        if not isinstance(op, ArgMaxOp | ArgMinOp):
+        if not isinstance(op, ArgMaxOp | ArgMinOp | ArgsortOp):
             return None
         dq = defining(op.data)
         ty = tensor_type(op.data)
@@ -947,7 +948,9 @@ class SimplifyDequantizedArgReduce(RelayRewrite):
         rank = len(ty.get_shape())
         params = (tensor_type(dq.input_scale), tensor_type(dq.input_zero_point))
         per_channel = any(p is None or math.prod(p.get_shape()) > 1 for p in params)
-        if per_channel and get_int(dq.axis) % max(rank, 1) in op.axes(rank):
+        shape = ty.get_shape()
+        reduced = (op.sort_axis(shape),) if isinstance(op, ArgsortOp) else op.axes(rank)
+        if per_channel and get_int(dq.axis) % max(rank, 1) in reduced:
             return None
         return edit.like(op, [dq.data])
 

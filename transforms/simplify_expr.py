@@ -22,9 +22,10 @@ The rewrites (see :mod:`xrelay.transforms._simplify_patterns`, in Relay's order)
   casts; a clip covering its dtype's range is dropped, ``clip(clip(x))`` merges;
 * ``a*x*x + b*x*y + c*y*y`` → ``a * (x + p*y) * (x + q*y)`` (Relay's
   SimplifyBinomial), so ``x*x + 2*x*y + y*y`` → ``(x + y) * (x + y)``;
-* ``argmax`` / ``argmin`` of ``qnn.dequantize(x)`` → the op on ``x`` when dequantizing
-  is strictly increasing (positive constant scales, 8- or 16-bit data, per-channel
-  parameters on a kept axis; Relay's SimplifyDQArgFunc, which checks none of it).
+* ``argmax`` / ``argmin`` / ``argsort`` of ``qnn.dequantize(x)`` → the op on ``x`` when
+  dequantizing is strictly increasing (positive constant scales, 8- or 16-bit data,
+  per-channel parameters on a kept axis; Relay's SimplifyDQArgFunc, which checks
+  none of it).
 """
 
 from __future__ import annotations

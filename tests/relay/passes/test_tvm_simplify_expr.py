@@ -236,10 +236,11 @@ def _dequantized(x: Any, scale: Any, zero_point: Any, axis: int = -1) -> Any:
 
 
 def test_argmax_and_argmin_look_through_a_dequantize():
-    """argmax/argmin of a dequantized int8 tensor (positive scale) are the op on the
-    integers (Relay's test_simplify_dq_argmax / argmin), with the same indices."""
+    """argmax/argmin/argsort of a dequantized int8 tensor (positive scale) are the op
+    on the integers (Relay's test_simplify_dq_argmax / argmin / argsort), with the
+    same indices."""
     data = np.random.default_rng(1).integers(-128, 128, (4, 32, 1, 1)).astype("int8")
-    for op in (relay.argmax, relay.argmin):
+    for op in (relay.argmax, relay.argmin, relay.argsort):
         x = relay.var("x", shape=(4, 32, 1, 1), dtype="int8")
         before = relay.Function([x], op(_dequantized(x, 2.0, 3), axis=1))
         x2 = relay.var("x", shape=(4, 32, 1, 1), dtype="int8")
