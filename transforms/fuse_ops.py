@@ -27,8 +27,9 @@ Each group becomes a private ``func.func`` marked with the unit attribute
   (and dropped from the caller when it no longer uses them).
 * Like Relay, only relay *op calls* become functions: a ``relay.tuple`` that is the
   root of its group (e.g. the function's result), a projection of a tuple made
-  outside its group, constants, ``relay.if``, ``func.call`` and ops of other dialects
-  stay in the caller. Fusion level 0 therefore gives one function per relay op.
+  outside its group, constants, ``relay.if``, ``func.call``, annotations and ops of
+  other dialects stay in the caller. Fusion level 0 therefore gives one function per
+  relay op.
 
 The grouping is Relay's algorithm (:mod:`xrelay.transforms._fusion`): a dataflow
 graph per block in post-DFS order, the post-dominator tree, then three union-find
@@ -43,8 +44,10 @@ dynamic dimension and a stride per dimension for dynamic shapes, one per output)
 
 Departures from Relay: ops never fuse across a region boundary (Relay can fuse an
 outside producer into an ``if`` branch); the "dynamic output shape + data-dependent
-shape function ⇒ opaque" rule is not applied (no op declares data-dependent shapes);
-``annotation.stop_fusion`` does not exist in xrelay.
+shape function ⇒ opaque" rule is not applied (no op declares data-dependent shapes).
+
+``annotation.stop_fusion`` (an annotation op) is opaque, so nothing fuses across it;
+once the groups are outlined it is dropped, its users taking its operand.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, UnitAttr
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 
+from xrelay.dialects.relay.annotation import AnnotationOp
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.structural import (
     PRIMITIVE,
@@ -236,6 +240,10 @@ class _Outliner:
             for region in op.regions:
                 for inner in region.blocks:
                     self.fuse_block(inner)
+        for op in list(block.ops):  # the annotations did their job: drop them
+            if isinstance(op, AnnotationOp):
+                op.results[0].replace_all_uses_with(op.operands[0])
+                block.erase_op(op)
         for const in linked:  # linked into the functions: drop unused caller copies
             parent = const.parent
             if parent is not None and not const.result.uses:
@@ -249,7 +257,7 @@ class _Outliner:
         and a projection whose tuple is in its group)."""
         if not isinstance(root, RelayOp) or root.regions:
             return False
-        if isinstance(root, ConstantOp | TupleOp):
+        if isinstance(root, ConstantOp | TupleOp | AnnotationOp):
             return False
         if isinstance(root, TupleGetItemOp):
             tup = root.tuple

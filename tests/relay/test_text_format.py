@@ -124,6 +124,7 @@ def builder_module() -> ModuleOp:
         relay.trilu(x, 1, upper=False),
         relay.reinterpret(x, "int32"),
         relay.det(x),
+        relay.reverse_reshape(x, (-1, 0)),
         nchwc,
     ]
     fn = relay.Function([x, w, i, g, b, m, v, xc, wc], relay.Tuple(parts))

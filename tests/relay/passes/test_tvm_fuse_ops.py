@@ -287,3 +287,40 @@ def test_fuse_bcast_reduce_scalar_builds_and_runs():
         run.set_input("x", np.array(value, "int32"))
         run.run()
         assert bool(run.get_output(0).numpy()) is want
+
+
+def test_stop_fusion_splits_kernels_and_goes():
+    """``relay.annotation.stop_fusion`` between add and exp: two kernels, the
+    annotation dropped (Relay's test_stop_fusion); the program computes the same."""
+    import numpy as np
+
+    import xrelay
+    from xrelay.contrib import graph_executor
+
+    def before() -> Any:
+        x = relay.var("x", shape=(10, 20))
+        y = relay.annotation.stop_fusion(relay.add(x, relay.const(1, "float32")))
+        return relay.Function([x], relay.exp(y))
+
+    def expected() -> Any:
+        p = relay.var("p0", shape=(10, 20))
+        f1 = relay.Function([p], relay.add(p, relay.const(1, "float32")))
+        q = relay.var("p01", shape=(10, 20))
+        f2 = relay.Function([q], relay.exp(q))
+        x = relay.var("x", shape=(10, 20))
+        y = relay.Call(f1.with_attr("Primitive", 1), [x])
+        return relay.Function([x], relay.Call(f2.with_attr("Primitive", 1), [y]))
+
+    assert relay.op.annotation.stop_fusion is relay.annotation.stop_fusion
+    fused = run_opt_pass(before(), transform.FuseOps())
+    assert_structural_equal(fused, infer(expected()))
+    data = np.linspace(-1, 1, 200, dtype="float32").reshape(10, 20)
+    lib = relay.build(relay.IRModule.from_expr(before()), "llvm")
+    run = graph_executor.GraphModule(lib["default"](xrelay.cpu()))
+    run.set_input("x", data)
+    run.run()
+    np.testing.assert_allclose(run.get_output(0).numpy(), np.exp(data + 1), rtol=1e-6)
+    interpreted = relay.create_executor(mod=relay.IRModule.from_expr(before()))
+    np.testing.assert_allclose(
+        interpreted.evaluate()(data).numpy(), np.exp(data + 1), rtol=1e-6
+    )
