@@ -20,7 +20,9 @@ Each group becomes a private ``func.func`` marked with the unit attribute
   group's root, operands in order). Its body is the group's ops in that order.
 * It returns the results of the group's root, the one op whose values leave the group
   (Relay's post-dominator rule guarantees no other member is used outside): one value,
-  or several when the root has several results (``split``, ``batch_norm``).
+  or several when the root has several results (``split``, ``batch_norm``), except
+  that a non-opaque root of which one result is used returns just that one (Relay's
+  group then ends in the projection, which fuses with an injective root).
 * Constants: scalar constants of simple types are elementwise and fuse into the group
   like any op; other constants (weights) are inputs (parameters). With the config
   ``relay.FuseOps.link_params`` they are cloned into each function using them instead
@@ -61,7 +63,7 @@ from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 
 from xrelay.dialects.relay.annotation import AnnotationOp
-from xrelay.dialects.relay.base import RelayOp
+from xrelay.dialects.relay.base import OpPattern, RelayOp
 from xrelay.dialects.relay.structural import (
     PRIMITIVE,
     ConstantOp,
@@ -293,12 +295,13 @@ class _Outliner:
         }
         params = [v for v in inputs if v not in linked]
         arg_types: list[Attribute] = [v.type for v in params]
-        result_types: list[Attribute] = [r.type for r in root.results]
+        returned = _returned_results(root)
+        result_types: list[Attribute] = [r.type for r in returned]
         name = self.names.fresh(kernel_name(order))
 
         call = CallOp(name, params, result_types)
         block.insert_op_before(call, root)
-        for old, new in zip(root.results, call.results, strict=True):
+        for old, new in zip(returned, call.results, strict=True):
             new.name_hint = old.name_hint
             old.replace_all_uses_with(new)
 
@@ -321,7 +324,7 @@ class _Outliner:
             block.detach_op(op)
             body.add_op(op)
             op.operands = [mapping.get(v, v) for v in op.operands]
-        body.add_op(ReturnOp(*root.results))
+        body.add_op(ReturnOp(*returned))
 
         func = FuncOp(
             name,
@@ -332,6 +335,19 @@ class _Outliner:
         func.attributes[PRIMITIVE] = UnitAttr()
         self.module.body.block.insert_op_before(func, self.caller)
         return sources
+
+
+def _returned_results(root: Operation) -> list[OpResult]:
+    """What a kernel returns: the root's results, except that a fusable root with
+    several results of which one is used returns that one (Relay's group then ends
+    in the projection of it, which an injective root fuses with; an opaque root's
+    kernel returns the whole tuple)."""
+    results = list(root.results)
+    used = [r for r in results if r.uses]
+    fusable = isinstance(root, RelayOp) and type(root).PATTERN != OpPattern.OPAQUE
+    if len(results) > 1 and len(used) == 1 and fusable:
+        return used
+    return results
 
 
 def _body_order(

@@ -324,3 +324,35 @@ def test_stop_fusion_splits_kernels_and_goes():
     np.testing.assert_allclose(
         interpreted.evaluate()(data).numpy(), np.exp(data + 1), rtol=1e-6
     )
+
+
+def test_tuple_get_root():
+    """A split of which one part feeds a dense: the split's kernel returns just that
+    part, and the dense is a kernel of its own (Relay's test_tuple_get_root)."""
+    import numpy as np
+
+    dim = 10
+
+    def before() -> Any:
+        x = relay.var("X", shape=(1, 3 * dim))
+        w = relay.var("W", shape=(dim, dim))
+        part = relay.split(x, indices_or_sections=3, axis=1)[0]
+        return relay.Function([x, w], relay.nn.dense(part, w))
+
+    def expected() -> Any:
+        p0 = relay.var("p0", shape=(1, 3 * dim))
+        f0 = relay.Function([p0], relay.split(p0, 3, axis=1)[0])
+        p01, p1 = relay.var("p01", shape=(1, dim)), relay.var("p1", shape=(dim, dim))
+        f1 = relay.Function([p01, p1], relay.nn.dense(p01, p1))
+        x = relay.var("X", shape=(1, 3 * dim))
+        w = relay.var("W", shape=(dim, dim))
+        y = relay.Call(f0.with_attr("Primitive", 1), [x])
+        return relay.Function([x, w], relay.Call(f1.with_attr("Primitive", 1), [y, w]))
+
+    fused = run_opt_pass(before(), transform.FuseOps(fuse_opt_level=2))
+    assert_structural_equal(fused, infer(expected()))
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 3 * dim)).astype("float32")
+    w = rng.standard_normal((dim, dim)).astype("float32")
+    got = relay.create_executor(mod=fused).evaluate()(x, w).numpy()
+    np.testing.assert_allclose(got, x[:, :dim] @ w.T, rtol=1e-5)
