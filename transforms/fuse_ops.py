@@ -58,7 +58,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+)
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 
@@ -99,7 +106,8 @@ class FuseOps(Pass):
     """Fuse ops into primitive functions with Relay's post-dominator algorithm
     (Relay's ``FuseOps``). ``fuse_opt_level`` -1 uses the PassContext's opt_level; 0
     puts every op in a function of its own. Reads ``relay.FuseOps.max_depth`` and
-    ``relay.FuseOps.link_params`` from the PassContext config."""
+    ``relay.FuseOps.link_params`` from the PassContext config (``link_params``
+    defaults to the ``link-params`` of the module's ``executor`` attribute)."""
 
     fuse_opt_level: int = option(
         -1, "fusion level; -1: the PassContext's opt_level, 0: one op per function"
@@ -124,13 +132,23 @@ class FuseOps(Pass):
             op,
             level,
             int(ctx.get_config("relay.FuseOps.max_depth")),
-            bool(ctx.get_config("relay.FuseOps.link_params")),
+            bool(ctx.get_config("relay.FuseOps.link_params", _executor_links(op))),
             analyses,
             _target_max_args(),
         )
         analyses.invalidate()
         mark_inferred(op, analyses)
         return op
+
+
+def _executor_links(module: ModuleOp) -> bool:
+    """The ``link-params`` option of the module's ``executor`` attribute (Relay's
+    default for ``relay.FuseOps.link_params``; the config, when set, wins)."""
+    executor = module.attributes.get("executor")
+    if not isinstance(executor, DictionaryAttr):
+        return False
+    link = executor.data.get("link-params")
+    return isinstance(link, IntegerAttr) and bool(link.value.data)
 
 
 def _target_max_args() -> int:
