@@ -35,12 +35,19 @@ from xrelay.pass_manager.passes import FunctionPass, ModuleKind, Pass, apply_in_
 @cache
 def xdsl_context() -> Context:
     """An xDSL context that knows every dialect of the environment (xDSL's and the
-    plugins', relay among them), loaded lazily."""
+    plugins', relay among them), loaded lazily, and the relay ops defined from
+    Python since (TVM's ``relay.op.register``)."""
     from xdsl.universe import Universe
+
+    from xrelay.dialects.relay import OPS_BY_NAME, Relay
 
     ctx = Context(allow_unregistered=True)
     for name, factory in Universe.get_multiverse().all_dialects.items():
         ctx.register_dialect(name, factory)
+    built_in = set(Relay.operations)
+    for op in OPS_BY_NAME.values():
+        if op not in built_in:
+            ctx.load_op(op)
     return ctx
 
 
