@@ -31,7 +31,7 @@ EXECUTOR_KIND = "kind"
 def to_attribute(key: str, value: Any) -> Attribute:
     """The builtin attribute holding ``value`` (see the module docstring)."""
     if isinstance(value, Executor):
-        entries = {EXECUTOR_KIND: StringAttr(value.name)}
+        entries: dict[str, Attribute] = {EXECUTOR_KIND: StringAttr(value.name)}
         for name, option in value.options.items():
             entries[name] = to_attribute(f"{key}.{name}", option)
         return DictionaryAttr(entries)
