@@ -56,6 +56,7 @@ def i64(*values: int) -> np.ndarray:
 PATTERNS = {
     T.ReshapeOp: OpPattern.INJECTIVE,
     T.ReshapeLikeOp: OpPattern.INJECTIVE,
+    T.ReverseReshapeOp: OpPattern.INJECTIVE,
     T.TransposeOp: OpPattern.INJECTIVE,
     T.ExpandDimsOp: OpPattern.BROADCAST,
     T.SqueezeOp: OpPattern.INJECTIVE,
