@@ -239,7 +239,7 @@ def test_every_transform_op_is_tested():
         tr.GatherOp, tr.GatherNDOp, tr.BroadcastToOp, tr.BroadcastToLikeOp,
         tr.CollapseSumLikeOp, tr.TileOp, tr.RepeatOp, tr.ReverseOp,
         tr.LayoutTransformOp, tr.ShapeOfOp, tr.OneHotOp, tr.NdarraySizeOp,
-        tr.CollapseSumToOp,
+        tr.CollapseSumToOp, tr.ReverseReshapeOp,
     }  # fmt: skip
     assert not [op.name for op in tr.TRANSFORM_OPS if op not in tested]
 
