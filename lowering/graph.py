@@ -14,8 +14,9 @@ The result replaces the module's functions:
   turns these into offsets in one arena), and calls the kernels in order. Kernels write
   the graph outputs directly into the output buffers.
 
-Reshapes (``reshape``, ``reshape_like``, ``batch_flatten``, ``squeeze``,
-``expand_dims``) and ``copy`` are views: a ``memref.reinterpret_cast`` of their operand,
+Reshapes (``reshape``, ``reshape_like``, ``contrib_reverse_reshape``,
+``batch_flatten``, ``squeeze``, ``expand_dims``), ``copy`` and
+``annotation.stop_fusion`` are views: a ``memref.reinterpret_cast`` of their operand,
 no kernel. Calls of other (non-primitive) functions are inlined. The host function
 carries the names and relay types of the inputs and outputs as attributes
 (``xrelay.inputs``, ``xrelay.input_types``, ``xrelay.outputs``,
@@ -52,6 +53,7 @@ from xdsl.rewriter import InsertPoint
 
 from xrelay.dialects.relay import dtypes, nn, transform
 from xrelay.dialects.relay import elementwise as ew
+from xrelay.dialects.relay.annotation import StopFusionOp
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.structural import (
     PRIMITIVE,
@@ -84,10 +86,12 @@ from xrelay.status import STATUS_WORDS
 VIEW_OPS: tuple[type[RelayOp], ...] = (
     transform.ReshapeOp,
     transform.ReshapeLikeOp,
+    transform.ReverseReshapeOp,
     transform.ExpandDimsOp,
     transform.SqueezeOp,
     nn.BatchFlattenOp,
     ew.CopyOp,
+    StopFusionOp,
 )
 """Ops whose result is operand 0 with another shape (row-major): views, no kernel."""
 

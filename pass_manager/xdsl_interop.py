@@ -36,10 +36,29 @@ from xrelay.pass_manager.info import PassInfo
 from xrelay.pass_manager.passes import FunctionPass, ModuleKind, Pass, apply_in_place
 
 
-@cache
 def xdsl_context() -> Context:
     """An xDSL context that knows every dialect of the environment (xDSL's and the
-    plugins', relay among them), loaded lazily."""
+    plugins', relay among them), loaded lazily, and the relay ops defined from
+    Python (TVM's ``relay.op.register``): one shared context while there are none,
+    a fresh one holding them once there are."""
+    from xrelay.dialects.relay import OPS_BY_NAME, Relay
+
+    built_in = set(Relay.operations)
+    defined = [op for op in OPS_BY_NAME.values() if op not in built_in]
+    if not defined:
+        return _shared_context()
+    ctx = _environment_context()
+    for op in defined:
+        ctx.load_op(op)
+    return ctx
+
+
+@cache
+def _shared_context() -> Context:
+    return _environment_context()
+
+
+def _environment_context() -> Context:
     from xdsl.universe import Universe
 
     ctx = Context(allow_unregistered=True)

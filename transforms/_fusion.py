@@ -304,7 +304,7 @@ def post_dominators(nodes: Sequence[Node]) -> list[DomNode]:
 class _Group:
     """A union-find set of nodes (Relay's ``GraphPartitioner::Group``)."""
 
-    __slots__ = ("anchor", "num_nodes", "parent", "pattern", "root")
+    __slots__ = ("anchor", "num_args", "num_nodes", "parent", "pattern", "root")
 
     def __init__(self, pattern: OpPattern, root: int):
         self.parent: _Group | None = None
@@ -313,6 +313,9 @@ class _Group:
         """Index of the node whose value leaves the group (valid on a set's root)."""
         self.anchor = pattern == OpPattern.OUT_ELEMWISE_FUSABLE
         self.num_nodes = 1
+        self.num_args = 0
+        """Kernel parameters the group's own inputs need (kept up to date on a set's
+        root; only counted under a ``max_function_args`` limit)."""
 
     def find_root(self) -> _Group:
         root = self
@@ -328,11 +331,12 @@ class _Group:
 
 
 class _Partitioner:
-    def __init__(self, nodes: Sequence[Node], max_depth: int):
+    def __init__(self, nodes: Sequence[Node], max_depth: int, max_args: int = 0):
         self.nodes = nodes
         self.max_depth = max_depth
         self.groups = [_Group(node.pattern, node.index) for node in nodes]
         self.visited: set[int] = set()
+        self.args = _ArgCounter(nodes, self.groups, max_args) if max_args > 0 else None
 
     # -- helpers (Relay's CheckPath / CommitFuse / CountFusedNodesWithNewChild) ----------
 
@@ -359,6 +363,7 @@ class _Partitioner:
         if child is parent:
             return
         parent.num_nodes += child.num_nodes
+        parent.num_args += child.num_args
         child.parent = parent
         if child.anchor:
             if parent.anchor:
@@ -372,7 +377,12 @@ class _Partitioner:
             parent.pattern = _combine(child.pattern, parent.pattern)
 
     def commit_fuse(self, src: Node, sink: Node) -> None:
-        """Merge every node on the paths from ``src`` to ``sink`` into sink's group."""
+        """Merge every node on the paths from ``src`` to ``sink`` into sink's group
+        (or, when the argument count asked to wait for a consumer, remember the fusion
+        until that consumer is reached)."""
+        if self.args is not None and self.args.postpone is not None:
+            self.args.postponed.setdefault(self.args.postpone.index, []).append(src)
+            return
         target = self.groups[sink.index]
         self.visited.clear()
         stack = [src]
@@ -409,9 +419,18 @@ class _Partitioner:
     # -- the phases ---------------------------------------------------------------------
 
     def run(self, tree: Sequence[DomNode], phase: int) -> None:
+        args = self.args
         for node in self.nodes:
             dom = tree[node.index]
             group = self.groups[node.index]
+            if args is not None:
+                args.postpone = None
+                for src in args.postponed.pop(node.index, []):
+                    if args.count(node, postpone=False) <= args.limit(node):
+                        parent = tree[src.index].parent
+                        assert parent is not None
+                        if not self.groups[parent].anchor:
+                            self.commit_fuse(src, self.nodes[parent])
             if group.pattern == OpPattern.OPAQUE or dom.parent is None:
                 continue
             if node.extern_ref:
@@ -419,6 +438,10 @@ class _Partitioner:
             sink = self.nodes[dom.parent]
             if self.too_many_fused_nodes(node, sink):
                 continue
+            if args is not None:
+                limit = args.limit(node)
+                if limit > 0 and args.fused_count(node) > limit:
+                    continue
             sink_group = self.groups[sink.index]
             if phase == 2:
                 # pull injective producers of an intermediate tuple into the group the
@@ -458,6 +481,101 @@ class _Partitioner:
             # COMM_REDUCE never starts a fusion
 
 
+def _dynamic_args(ty: Attribute, with_strides: bool) -> int:
+    """Extra kernel parameters a tensor of this type needs: one per dynamic
+    dimension, plus one stride per dimension when it has any (Relay's
+    ``CountAdditionalArgs_``)."""
+    if not isinstance(ty, TensorType):
+        return 0
+    shape = ty.get_shape()
+    dynamic = sum(1 for dim in shape if dim < 0)
+    if with_strides and dynamic:
+        dynamic += len(shape)
+    return dynamic
+
+
+class _ArgCounter:
+    """Relay's ``max_function_args`` bookkeeping: how many parameters a fused kernel
+    would take, so that no fusion makes a kernel exceed the target's limit.
+
+    A node's own count is its operands that come from outside the block (function
+    parameters) or from a tuple projection, each plus its dynamic-shape extras. A
+    fusion is refused when the parameters of the consumers' groups (their own count
+    plus the groups of their operands) would exceed the limit minus the node's
+    outputs. When an operand's group has not been counted yet (a constant, or a node
+    not reached), the fusion waits until that consumer is visited (Relay's
+    postponed fusion)."""
+
+    def __init__(self, nodes: Sequence[Node], groups: list[_Group], max_args: int):
+        self.nodes = nodes
+        self.groups = groups
+        self.max_args = max_args
+        self.node_of = {node.op: node for node in nodes}
+        self.postpone: Node | None = None
+        self.postponed: dict[int, list[Node]] = {}
+        for node in nodes:
+            groups[node.index].num_args = self._own_args(node)
+
+    def _inputs(self, node: Node) -> Sequence[SSAValue]:
+        """The values a node takes as call arguments or tuple fields (none for
+        projections and region ops)."""
+        op = node.op
+        if op.regions or isinstance(op, TupleGetItemOp):
+            return ()
+        return op.operands
+
+    def _producer(self, value: SSAValue) -> Node | None:
+        return self.node_of.get(value.op) if isinstance(value, OpResult) else None
+
+    def _own_args(self, node: Node) -> int:
+        total = 0
+        for value in self._inputs(node):
+            producer = self._producer(value)
+            if (
+                producer is None
+                or isinstance(producer.op, TupleGetItemOp)
+                or (len(producer.op.results) > 1)
+            ):
+                total += 1 + _dynamic_args(value.type, True)
+        return total
+
+    def count(self, src: Node, postpone: bool = True) -> int:
+        """Parameters of ``src``'s group with the groups of its operands (Relay's
+        ``CountArgs_``)."""
+        seen = {self.groups[src.index].find_root()}
+        total = self.groups[src.index].num_args
+        for value in self._inputs(src):
+            producer = self._producer(value)
+            if producer is None:
+                continue
+            group = self.groups[producer.index].find_root()
+            if group in seen:
+                continue
+            seen.add(group)
+            if group.num_args > 0:
+                total += group.num_args
+            elif postpone:
+                self.postpone = src
+            else:
+                total += self.count(producer, postpone)
+        return total
+
+    def limit(self, child: Node) -> int:
+        """The parameters left once ``child``'s outputs are passed (Relay's
+        ``CountArgsLimit_``)."""
+        outputs = 0
+        for consumer, _ in child.outputs:
+            outputs += 1
+            results = consumer.op.results
+            if len(results) == 1:
+                outputs += _dynamic_args(results[0].type, False)
+        return self.max_args - outputs if self.max_args > outputs else 0
+
+    def fused_count(self, child: Node) -> int:
+        """The largest count over ``child``'s consumers (Relay's ``CountFusedArgs``)."""
+        return max((self.count(consumer) for consumer, _ in child.outputs), default=0)
+
+
 class _Cond:
     """A path condition: ``(pattern of the group, whether the node is the sink)``."""
 
@@ -481,16 +599,19 @@ _into_anchor = _Cond(
 also be a reduction or a group already anchored by an out-elementwise-fusable op."""
 
 
-def partition(nodes: Sequence[Node], opt_level: int, max_depth: int) -> list[int]:
+def partition(
+    nodes: Sequence[Node], opt_level: int, max_depth: int, max_args: int = 0
+) -> list[int]:
     """Relay's grouping: for each node, the index of its group's root node.
 
     ``opt_level`` 0 leaves every node alone; otherwise the three phases run (anchors
     take elementwise chains; elementwise/broadcast ops join injective ops, reductions
     and anchored groups; injective ops and tuples join all-injective paths; then
     injective producers of intermediate tuples follow the tuple). No group gets more
-    than ``max_depth`` nodes.
+    than ``max_depth`` nodes, and with ``max_args`` > 0 (the target's
+    ``max_function_args``) no fusion makes a kernel take more parameters than that.
     """
-    parts = _Partitioner(nodes, max_depth)
+    parts = _Partitioner(nodes, max_depth, max_args)
     if opt_level > 0:
         tree = post_dominators(nodes)
         for phase in range(3):

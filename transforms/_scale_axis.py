@@ -22,6 +22,7 @@ from xdsl.rewriter import Rewriter
 
 from xrelay.dialects.relay.base import get_int, get_str
 from xrelay.dialects.relay.elementwise import LeakyReluOp, ReluOp
+from xrelay.dialects.relay.layout import Layout
 from xrelay.dialects.relay.nn import Conv2DOp, DenseOp
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.dialects.relay.transform import (
@@ -229,10 +230,51 @@ def conv_foldable(op: Conv2DOp) -> tuple[bool, bool]:
     wshape = static_shape(op.weight)
     if wshape is None or static_shape(op.data) is None:
         return False, False
-    kernel = get_str(op.kernel_layout)
-    o, i = wshape[kernel.index("O")], wshape[kernel.index("I")]
+    kernel = Layout.parse(get_str(op.kernel_layout))
+    o, i = (
+        wshape[kernel.index_of(c)]
+        * (wshape[kernel.index_of(c.lower())] if kernel.contains(c.lower()) else 1)
+        for c in "OI"
+    )
     depthwise = groups > 1 and o == groups and i == 1
     return groups == 1 or depthwise, depthwise
+
+
+def conv_channel_axes(op: Conv2DOp, layout: str) -> tuple[int, ...] | None:
+    """The channel axes of a conv's data or output ``layout`` a scale can sit on:
+    ``(C,)`` for a plain layout, ``(C, c)`` for a blocked one whose kernel is
+    blocked on both ``O`` and ``I`` (Relay's rule); ``None`` for a mix."""
+    kernel, data = Layout.parse(get_str(op.kernel_layout)), Layout.parse(layout)
+    blocked = (kernel.contains("o"), kernel.contains("i"), data.contains("c"))
+    if not any(blocked):
+        return (data.index_of("C"),)
+    if all(blocked):
+        return (data.index_of("C"), data.index_of("c"))
+    return None
+
+
+def conv_weight_scale(
+    op: Conv2DOp, scale: SSAValue, channel: str, edit: Edit
+) -> SSAValue | None:
+    """``scale`` (``[C]``, or ``[C/c, c]`` for a blocked layout) shaped to multiply
+    the conv's weight along its ``channel`` axis (``"O"`` or ``"I"``; for a blocked
+    kernel also the block axis ``o`` / ``i``, whose block may differ from the data's:
+    both flatten to the channel index, so the scale is reshaped to the weight's dims
+    there, Relay's ``ReshapeToMatchAxis``). ``None`` when the channel counts
+    differ."""
+    kernel = Layout.parse(get_str(op.kernel_layout))
+    axes = [kernel.index_of(channel)]
+    if kernel.contains(channel.lower()):
+        axes.append(kernel.index_of(channel.lower()))
+    wshape, sshape = static_shape(op.weight), static_shape(scale)
+    if wshape is None or sshape is None:
+        return None
+    if int(np.prod([wshape[a] for a in axes])) != int(np.prod(sshape)):
+        return None
+    if len(axes) == 1:
+        return expand_to_axes(scale, kernel.ndim, axes, edit)
+    newshape = [wshape[a] if a in axes else 1 for a in range(kernel.ndim)]
+    return edit.op(ReshapeOp, [scale], newshape=newshape)
 
 
 def dense_channel_axis(value: SSAValue) -> int | None:
@@ -262,8 +304,10 @@ __all__ = [
     "Conv2DOp",
     "DenseOp",
     "Message",
+    "conv_channel_axes",
     "conv_foldable",
     "conv_layouts",
+    "conv_weight_scale",
     "dense_channel_axis",
     "elements",
     "erase_dead",

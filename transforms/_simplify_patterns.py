@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from xrelay.dialects.relay.algorithm import ArgsortOp
 from xrelay.dialects.relay.base import (
     DYN,
     Array,
@@ -38,6 +39,7 @@ from xrelay.dialects.relay.base import (
     RelayOp,
     TypeRelationError,
     get_float,
+    get_int,
     get_ints,
     get_str,
 )
@@ -61,6 +63,8 @@ from xrelay.dialects.relay.elementwise import (
     ZerosOp,
 )
 from xrelay.dialects.relay.layout import Layout
+from xrelay.dialects.relay.qnn import DequantizeOp
+from xrelay.dialects.relay.reduce import ArgMaxOp, ArgMinOp
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.dialects.relay.transform import (
     BroadcastToLikeOp,
@@ -70,6 +74,7 @@ from xrelay.dialects.relay.transform import (
     LayoutTransformOp,
     ReshapeLikeOp,
     ReshapeOp,
+    ReverseReshapeOp,
     TransposeOp,
 )
 
@@ -515,19 +520,20 @@ class FullElementwise(RelayRewrite):
 
 
 class SimplifyReshape(RelayRewrite):
-    """``reshape(reshape(x))`` → one ``reshape`` to the static result shape; a reshape
-    whose result type is its input's is dropped."""
+    """``reshape(reshape(x))`` → one ``reshape`` to the static result shape (either
+    of them may be a ``contrib_reverse_reshape``); a reshape whose result type is its
+    input's is dropped."""
 
-    OPS: ClassVar[tuple[type[Operation], ...]] = (ReshapeOp,)
+    OPS: ClassVar[tuple[type[Operation], ...]] = (ReshapeOp, ReverseReshapeOp)
 
     def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
-        if not isinstance(op, ReshapeOp):
+        if not isinstance(op, ReshapeOp | ReverseReshapeOp):
             return None
         if op.data.type == op.results[0].type:
             return op.data
         inner = defining(op.data)
         shape = static_shape(op.results[0])
-        if not isinstance(inner, ReshapeOp) or shape is None:
+        if not isinstance(inner, ReshapeOp | ReverseReshapeOp) or shape is None:
             return None
         if inner.data.type == op.results[0].type:
             return inner.data
@@ -914,6 +920,41 @@ class SimplifyBinomial(RelayRewrite):
         return edit.op(MultiplyOp, [edit.const(np.asarray(a, npd)), product])
 
 
+class SimplifyDequantizedArgReduce(RelayRewrite):
+    """``argmax`` / ``argmin`` / ``argsort`` of ``qnn.dequantize(x)`` → the same op on
+    ``x`` (Relay's SimplifyDQArgFunc). Dequantizing is strictly increasing only when every scale is
+    a positive, finite constant, each distinct integer stays a distinct float
+    (inputs of at most 16 bits) and per-channel parameters lie along a kept axis;
+    xrelay rewrites only then (Relay does not check: a negative scale turns argmax
+    into argmin)."""
+
+    OPS: ClassVar[tuple[type[Operation], ...]] = (ArgMaxOp, ArgMinOp, ArgsortOp)
+
+    def rewrite(self, op: RelayOp, edit: Edit) -> SSAValue | None:
+        if not isinstance(op, ArgMaxOp | ArgMinOp | ArgsortOp):
+            return None
+        dq = defining(op.data)
+        ty = tensor_type(op.data)
+        if not isinstance(dq, DequantizeOp) or ty is None:
+            return None
+        scale = constant_of(dq.input_scale)
+        data_ty = tensor_type(dq.data)
+        bits = None if data_ty is None else _int_range(data_ty.get_element_type())
+        if scale is None or bits is None or bits[1] - bits[0] >= 1 << 16:
+            return None
+        scale = np.asarray(scale, np.float64)
+        if not np.all((scale >= 1e-30) & (scale <= 1e30)):
+            return None
+        rank = len(ty.get_shape())
+        params = (tensor_type(dq.input_scale), tensor_type(dq.input_zero_point))
+        per_channel = any(p is None or math.prod(p.get_shape()) > 1 for p in params)
+        shape = ty.get_shape()
+        reduced = (op.sort_axis(shape),) if isinstance(op, ArgsortOp) else op.axes(rank)
+        if per_channel and get_int(dq.axis) % max(rank, 1) in reduced:
+            return None
+        return edit.like(op, [dq.data])
+
+
 def simplify_expr_patterns() -> list[RewritePattern]:
     """SimplifyExpr's rewrites, in Relay's order."""
     factories: list[PatternFactory] = [
@@ -933,6 +974,7 @@ def simplify_expr_patterns() -> list[RewritePattern]:
         SimplifyClipAndConsecutiveCast,
         SimplifyClip,
         SimplifyBinomial,
+        SimplifyDequantizedArgReduce,
     ]
     return [f() for f in factories]
 

@@ -40,8 +40,10 @@ from xrelay.transforms._scale_axis import (
     Conv2DOp,
     DenseOp,
     Message,
+    conv_channel_axes,
     conv_foldable,
     conv_layouts,
+    conv_weight_scale,
     dense_channel_axis,
     elements,
     erase_dead,
@@ -81,9 +83,10 @@ class _Backward:
     def _prepare_op(self, op: Operation) -> Message | None:
         if isinstance(op, Conv2DOp):
             foldable, _ = conv_foldable(op)
-            if not foldable or static_shape(op.results[0]) is None:
+            axes = conv_channel_axes(op, conv_layouts(op)[2])
+            if not foldable or axes is None or static_shape(op.results[0]) is None:
                 return None
-            return Message((conv_layouts(op)[2].index("C"),))
+            return Message(axes)
         if isinstance(op, DenseOp):
             axis = dense_channel_axis(op.results[0])
             return None if axis is None else Message((axis,))
@@ -197,8 +200,9 @@ class _Backward:
             data = self._transform(op.data, message, scale, edit, touched)
             return edit.like(op, [data, edit.op(MultiplyOp, [op.bias, scale])])
         if isinstance(op, Conv2DOp):
-            o_axis = conv_layouts(op)[1].index("O")
-            wscale = expand_to_axes(scale, 4, (o_axis,), edit)
+            wscale = conv_weight_scale(op, scale, "O", edit)
+            if wscale is None:
+                raise _Abort
             weight = edit.op(MultiplyOp, [op.weight, wscale])
             return edit.like(op, [op.data, weight])
         if isinstance(op, DenseOp):

@@ -42,8 +42,10 @@ from xrelay.transforms._scale_axis import (
     Conv2DOp,
     DenseOp,
     Message,
+    conv_channel_axes,
     conv_foldable,
     conv_layouts,
+    conv_weight_scale,
     dense_channel_axis,
     elements,
     erase_dead,
@@ -121,8 +123,9 @@ class _Forward:
             return none
         if isinstance(op, Conv2DOp):
             foldable, _ = conv_foldable(op)
-            if foldable:
-                return [Message((conv_layouts(op)[0].index("C"),)), None]
+            axes = conv_channel_axes(op, conv_layouts(op)[0])
+            if foldable and axes is not None:
+                return [Message(axes), None]
             return none
         if isinstance(op, DenseOp):
             axis = dense_channel_axis(op.data)
@@ -241,11 +244,13 @@ class _Forward:
             return
         if isinstance(op, Conv2DOp):
             foldable, depthwise = conv_foldable(op)
-            data_layout, kernel_layout, _ = conv_layouts(op)
-            if not foldable or src.axes != (data_layout.index("C"),):
+            if not foldable or src.axes != conv_channel_axes(op, conv_layouts(op)[0]):
                 return
-            axis = kernel_layout.index("O" if depthwise else "I")
-            wscale = expand_to_axes(src.scale, 4, (axis,), edit)
+            found = conv_weight_scale(op, src.scale, "O" if depthwise else "I", edit)
+            if found is None:
+                edit.drop()
+                return
+            wscale = found
         else:
             if src.axes != (dense_channel_axis(op.data),):
                 return

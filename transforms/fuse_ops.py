@@ -20,15 +20,18 @@ Each group becomes a private ``func.func`` marked with the unit attribute
   group's root, operands in order). Its body is the group's ops in that order.
 * It returns the results of the group's root, the one op whose values leave the group
   (Relay's post-dominator rule guarantees no other member is used outside): one value,
-  or several when the root has several results (``split``, ``batch_norm``).
+  or several when the root has several results (``split``, ``batch_norm``), except
+  that a non-opaque root of which one result is used returns just that one (Relay's
+  group then ends in the projection, which fuses with an injective root).
 * Constants: scalar constants of simple types are elementwise and fuse into the group
   like any op; other constants (weights) are inputs (parameters). With the config
   ``relay.FuseOps.link_params`` they are cloned into each function using them instead
   (and dropped from the caller when it no longer uses them).
 * Like Relay, only relay *op calls* become functions: a ``relay.tuple`` that is the
   root of its group (e.g. the function's result), a projection of a tuple made
-  outside its group, constants, ``relay.if``, ``func.call`` and ops of other dialects
-  stay in the caller. Fusion level 0 therefore gives one function per relay op.
+  outside its group, constants, ``relay.if``, ``func.call``, annotations and ops of
+  other dialects stay in the caller. Fusion level 0 therefore gives one function per
+  relay op.
 
 The grouping is Relay's algorithm (:mod:`xrelay.transforms._fusion`): a dataflow
 graph per block in post-DFS order, the post-dominator tree, then three union-find
@@ -36,11 +39,17 @@ phases. Blocks inside regions (``relay.if`` branches) are fused separately; a re
 is a fusion boundary. Functions marked ``relay.primitive`` or
 ``relay.skip_optimization`` are left alone.
 
-Departures from Relay: the target's ``max_function_args`` limit is not modelled (CPU
-targets have none); ops never fuse across a region boundary (Relay can fuse an
+Under a current target with a ``max_function_args`` limit (TVM's opencl and metal
+kinds; CPU targets have none) no fusion makes a kernel take more parameters than the
+limit allows, counted as Relay counts them (one per outside input, plus one per
+dynamic dimension and a stride per dimension for dynamic shapes, one per output).
+
+Departures from Relay: ops never fuse across a region boundary (Relay can fuse an
 outside producer into an ``if`` branch); the "dynamic output shape + data-dependent
-shape function ⇒ opaque" rule is not applied (no op declares data-dependent shapes);
-``annotation.stop_fusion`` does not exist in xrelay.
+shape function ⇒ opaque" rule is not applied (no op declares data-dependent shapes).
+
+``annotation.stop_fusion`` (an annotation op) is opaque, so nothing fuses across it;
+once the groups are outlined it is dropped, its users taking its operand.
 """
 
 from __future__ import annotations
@@ -49,11 +58,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+)
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 
-from xrelay.dialects.relay.base import RelayOp
+from xrelay.dialects.relay.annotation import AnnotationOp
+from xrelay.dialects.relay.base import OpPattern, RelayOp
 from xrelay.dialects.relay.structural import (
     PRIMITIVE,
     ConstantOp,
@@ -70,6 +87,7 @@ from xrelay.pass_manager import (
 from xrelay.pass_manager.analysis import ALL, AnalysisManager
 from xrelay.pass_manager.options import option, set_info
 from xrelay.pass_manager.passes import optimizable_functions
+from xrelay.target import Target
 from xrelay.transforms._fusion import FusionError, build_graph, partition
 from xrelay.transforms.infer_type import infer_types, mark_inferred
 
@@ -88,7 +106,8 @@ class FuseOps(Pass):
     """Fuse ops into primitive functions with Relay's post-dominator algorithm
     (Relay's ``FuseOps``). ``fuse_opt_level`` -1 uses the PassContext's opt_level; 0
     puts every op in a function of its own. Reads ``relay.FuseOps.max_depth`` and
-    ``relay.FuseOps.link_params`` from the PassContext config."""
+    ``relay.FuseOps.link_params`` from the PassContext config (``link_params``
+    defaults to the ``link-params`` of the module's ``executor`` attribute)."""
 
     fuse_opt_level: int = option(
         -1, "fusion level; -1: the PassContext's opt_level, 0: one op per function"
@@ -113,12 +132,29 @@ class FuseOps(Pass):
             op,
             level,
             int(ctx.get_config("relay.FuseOps.max_depth")),
-            bool(ctx.get_config("relay.FuseOps.link_params")),
+            bool(ctx.get_config("relay.FuseOps.link_params", _executor_links(op))),
             analyses,
+            _target_max_args(),
         )
         analyses.invalidate()
         mark_inferred(op, analyses)
         return op
+
+
+def _executor_links(module: ModuleOp) -> bool:
+    """The ``link-params`` option of the module's ``executor`` attribute (Relay's
+    default for ``relay.FuseOps.link_params``; the config, when set, wins)."""
+    executor = module.attributes.get("executor")
+    if not isinstance(executor, DictionaryAttr):
+        return False
+    link = executor.data.get("link-params")
+    return isinstance(link, IntegerAttr) and bool(link.value.data)
+
+
+def _target_max_args() -> int:
+    """The current target's kernel-parameter limit (0: none or no target)."""
+    target = Target.current()
+    return 0 if target is None else target.max_function_args
 
 
 def fuse_ops(
@@ -127,10 +163,11 @@ def fuse_ops(
     max_depth: int = 256,
     link_params: bool = False,
     analyses: AnalysisManager | None = None,
+    max_args: int = 0,
 ) -> None:
     """Fuse every optimizable function of ``module`` in place (see the module
     docstring). Types are inferred first (only where ``analyses`` has no valid
-    types)."""
+    types); ``max_args`` > 0 limits the parameters of a fused kernel."""
     if max_depth < 0:
         raise FuseOpsOptionError(
             f"FuseOps: relay.FuseOps.max_depth must not be negative, got {max_depth}"
@@ -138,9 +175,9 @@ def fuse_ops(
     infer_types(module, analyses)
     names = _SymbolNames(module)
     for func in optimizable_functions(module):
-        _Outliner(module, func, names, opt_level, max_depth, link_params).fuse_block(
-            func.body.block
-        )
+        _Outliner(
+            module, func, names, opt_level, max_depth, link_params, max_args
+        ).fuse_block(func.body.block)
 
 
 class _SymbolNames:
@@ -188,8 +225,10 @@ class _Outliner:
         opt_level: int,
         max_depth: int,
         link_params: bool,
+        max_args: int = 0,
     ):
         self.module = module
+        self.max_args = max_args
         self.caller = caller
         self.names = names
         self.opt_level = opt_level
@@ -198,7 +237,7 @@ class _Outliner:
 
     def fuse_block(self, block: Block) -> None:
         nodes = build_graph(block)
-        roots = partition(nodes, self.opt_level, self.max_depth)
+        roots = partition(nodes, self.opt_level, self.max_depth, self.max_args)
         group_of: dict[Operation, Operation] = {}
         members: dict[Operation, list[Operation]] = {}
         for node, root in zip(nodes, roots, strict=True):
@@ -221,6 +260,10 @@ class _Outliner:
             for region in op.regions:
                 for inner in region.blocks:
                     self.fuse_block(inner)
+        for op in list(block.ops):  # the annotations did their job: drop them
+            if isinstance(op, AnnotationOp):
+                op.results[0].replace_all_uses_with(op.operands[0])
+                block.erase_op(op)
         for const in linked:  # linked into the functions: drop unused caller copies
             parent = const.parent
             if parent is not None and not const.result.uses:
@@ -234,7 +277,7 @@ class _Outliner:
         and a projection whose tuple is in its group)."""
         if not isinstance(root, RelayOp) or root.regions:
             return False
-        if isinstance(root, ConstantOp | TupleOp):
+        if isinstance(root, ConstantOp | TupleOp | AnnotationOp):
             return False
         if isinstance(root, TupleGetItemOp):
             tup = root.tuple
@@ -270,12 +313,13 @@ class _Outliner:
         }
         params = [v for v in inputs if v not in linked]
         arg_types: list[Attribute] = [v.type for v in params]
-        result_types: list[Attribute] = [r.type for r in root.results]
+        returned = _returned_results(root)
+        result_types: list[Attribute] = [r.type for r in returned]
         name = self.names.fresh(kernel_name(order))
 
         call = CallOp(name, params, result_types)
         block.insert_op_before(call, root)
-        for old, new in zip(root.results, call.results, strict=True):
+        for old, new in zip(returned, call.results, strict=True):
             new.name_hint = old.name_hint
             old.replace_all_uses_with(new)
 
@@ -298,7 +342,7 @@ class _Outliner:
             block.detach_op(op)
             body.add_op(op)
             op.operands = [mapping.get(v, v) for v in op.operands]
-        body.add_op(ReturnOp(*root.results))
+        body.add_op(ReturnOp(*returned))
 
         func = FuncOp(
             name,
@@ -309,6 +353,19 @@ class _Outliner:
         func.attributes[PRIMITIVE] = UnitAttr()
         self.module.body.block.insert_op_before(func, self.caller)
         return sources
+
+
+def _returned_results(root: Operation) -> list[OpResult]:
+    """What a kernel returns: the root's results, except that a fusable root with
+    several results of which one is used returns that one (Relay's group then ends
+    in the projection of it, which an injective root fuses with; an opaque root's
+    kernel returns the whole tuple)."""
+    results = list(root.results)
+    used = [r for r in results if r.uses]
+    fusable = isinstance(root, RelayOp) and type(root).PATTERN != OpPattern.OPAQUE
+    if len(results) > 1 and len(used) == 1 and fusable:
+        return used
+    return results
 
 
 def _body_order(

@@ -18,9 +18,11 @@ Relay's rules on ``func.func`` / ``func.call``:
   called to begin with) and recursive functions stay.
 
 Functions handed to an external compiler (a ``Compiler`` attribute, or a non-zero
-``Extern``) stay calls: Relay splices them in as a called *function value*, keeping
-the external function whole; xrelay has no function values, so the call of the
-outlined function is the same program.
+``Extern``) are not spliced: Relay replaces the call of the global by a call of the
+function *literal*, keeping the external function whole. xrelay writes a called
+literal as the relay builder does, a function of its own named ``<caller>_fn`` (made
+unique with ``_1``, ``_2``, ...): each such call gets a copy of the callee under that
+name, and the global is deleted like an inlined one once nothing refers to it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -112,8 +114,9 @@ def callee_first_order(graph: dict[str, list[str]]) -> list[str]:
     return order
 
 
-def inline_call(call: CallOp, callee: FuncOp) -> None:
-    """Replace ``call`` by a copy of ``callee``'s body."""
+def inline_call(call: CallOp, callee: FuncOp) -> list[CallOp]:
+    """Replace ``call`` by a copy of ``callee``'s body; returns the calls that came
+    with it."""
     name = callee.sym_name.data
     params = callee.body.block.args
     if len(params) != len(call.operands):
@@ -130,6 +133,7 @@ def inline_call(call: CallOp, callee: FuncOp) -> None:
             f"{len(call.results)} values"
         )
     args: list[SSAValue] = list(block.args)
+    spliced = [op for op in block.walk() if isinstance(op, CallOp)]
     returned = list(ret.operands)
     Rewriter.erase_op(ret)
     operands = list(call.operands)
@@ -139,6 +143,25 @@ def inline_call(call: CallOp, callee: FuncOp) -> None:
             value = operands[args.index(value)]
         res.replace_all_uses_with(value)
     Rewriter.erase_op(call)
+    return spliced
+
+
+def call_copy(call: CallOp, callee: FuncOp, caller: FuncOp, taken: set[str]) -> FuncOp:
+    """Make ``call`` call a copy of ``callee`` of its own, named after ``caller``
+    (Relay's call of the function literal), placed right before ``caller``."""
+    base = f"{caller.sym_name.data}_fn"
+    name, k = base, 0
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    copy = callee.clone()
+    copy.sym_name = StringAttr(name)
+    caller_block = caller.parent_block()
+    assert caller_block is not None
+    caller_block.insert_op_before(copy, caller)
+    call.callee = SymbolRefAttr(name)
+    return copy
 
 
 def referenced_symbols(module: ModuleOp) -> set[str]:
@@ -181,6 +204,8 @@ def inline_module(module: ModuleOp) -> bool:
     graph = call_graph(module)
     recursive = recursive_functions(graph)
     called = {callee for callees in graph.values() for callee in callees}
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, FuncOp)}
+    literals: dict[str, FuncOp] = {}  # copies of external functions called as literals
     changed = False
 
     def calls_any(func: FuncOp) -> bool:
@@ -195,7 +220,6 @@ def inline_module(module: ModuleOp) -> bool:
             func is not None
             and bool(func.body.blocks)
             and INLINE in func.attributes
-            and not is_external(func)
             and name not in recursive
             and not calls_any(func)
         )
@@ -209,7 +233,16 @@ def inline_module(module: ModuleOp) -> bool:
             assert isinstance(call, CallOp)
             target = call.callee.string_value()
             if target != name and inlinable(target):
-                inline_call(call, funcs[target])
+                if is_external(funcs[target]):
+                    copy = call_copy(call, funcs[target], func, taken)
+                    literals[copy.sym_name.data] = copy
+                else:
+                    # a literal called in the spliced body moves to this caller
+                    for inner in inline_call(call, funcs[target]):
+                        literal = literals.get(inner.callee.string_value())
+                        if literal is not None:
+                            copy = call_copy(inner, literal, func, taken)
+                            literals[copy.sym_name.data] = copy
                 changed = True
 
     still_referenced = referenced_symbols(module)
@@ -223,6 +256,10 @@ def inline_module(module: ModuleOp) -> bool:
         ):
             Rewriter.erase_op(func)
             changed = True
+    still_referenced = referenced_symbols(module)
+    for name, func in literals.items():
+        if name not in still_referenced:  # its caller was inlined and deleted
+            Rewriter.erase_op(func)
     return changed
 
 

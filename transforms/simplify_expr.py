@@ -10,8 +10,9 @@ The rewrites (see :mod:`xrelay.transforms._simplify_patterns`, in Relay's order)
 * ``x + x`` → ``x * 2``; ``x / sqrt(y)`` → ``x * rsqrt(y)``;
 * ``x + 0``, ``x - 0``, ``x * 1``, ``x / 1`` (constants or ``zeros``/``ones`` ops) → ``x``
   when that does not change the result type;
-* consecutive reshapes → one; consecutive transposes / layout transforms → one or none;
-  identity transposes, layout transforms and reshapes are dropped;
+* consecutive reshapes (``reshape``, ``contrib_reverse_reshape``) → one; consecutive
+  transposes / layout transforms → one or none; identity transposes, layout
+  transforms and reshapes are dropped;
 * a cast to the same dtype is dropped; ``cast(cast(x))`` → one cast when the first one
   widens;
 * a ``full``/``ones``/``zeros`` operand of a broadcasting binary op → a 0-d constant;
@@ -20,7 +21,11 @@ The rewrites (see :mod:`xrelay.transforms._simplify_patterns`, in Relay's order)
 * ``clip → cast → … → cast`` chains whose casts keep the clipped values drop the
   casts; a clip covering its dtype's range is dropped, ``clip(clip(x))`` merges;
 * ``a*x*x + b*x*y + c*y*y`` → ``a * (x + p*y) * (x + q*y)`` (Relay's
-  SimplifyBinomial), so ``x*x + 2*x*y + y*y`` → ``(x + y) * (x + y)``.
+  SimplifyBinomial), so ``x*x + 2*x*y + y*y`` → ``(x + y) * (x + y)``;
+* ``argmax`` / ``argmin`` / ``argsort`` of ``qnn.dequantize(x)`` → the op on ``x`` when
+  dequantizing is strictly increasing (positive constant scales, 8- or 16-bit data,
+  per-channel parameters on a kept axis; Relay's SimplifyDQArgFunc, which checks
+  none of it).
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ from xdsl.ir import Dialect, Operation
 
 from xrelay.dialects.relay.algorithm import *  # noqa: F403
 from xrelay.dialects.relay.algorithm import ALGORITHM_OPS
+from xrelay.dialects.relay.annotation import *  # noqa: F403
+from xrelay.dialects.relay.annotation import ANNOTATION_OPS
 from xrelay.dialects.relay.base import (
     IncompleteTypeError as IncompleteTypeError,
 )
@@ -88,6 +90,7 @@ ALL_OPS: list[type[RelayOp]] = [
     *IMAGE_OPS,
     *VISION_OPS,
     *QNN_OPS,
+    *ANNOTATION_OPS,
 ]
 """Every op of the dialect."""
 

@@ -209,6 +209,39 @@ class TopKOp(RelayOp):
         return values if ret == "values" else indices
 
 
+@irdl_op_definition
+class ArgsortOp(RelayOp):
+    """The indices (of ``dtype``) that sort ``data`` along ``axis``, ascending unless
+    ``is_ascend`` is false (Relay's ``argsort``); NaN counts as larger than every
+    number and equal values come in index order, as in :class:`TopKOp`."""
+
+    name = "relay.argsort"
+    data = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    axis = int_prop(-1)
+    is_ascend = bool_prop(True)
+    dtype = prop_def(TypeAttribute, i32)
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+
+    def sort_axis(self, shape: Sequence[int]) -> int:
+        return normalize_axis(get_int(self.axis), len(shape))
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        x = ranked(operand_types[0], "data")
+        if not is_int(self.dtype):
+            raise TypeRelationError(f"dtype must be an integer type, got {self.dtype}")
+        if not x.get_shape():
+            raise TypeRelationError(f"data must have rank >= 1, got {x}")
+        self.sort_axis(x.get_shape())
+        return [tensor(x.get_shape(), self.dtype)]
+
+    def compute(self, *args: Any) -> Any:
+        x: Array = args[0]
+        order = sort_order(x, self.sort_axis(x.shape), get_bool(self.is_ascend))
+        return order.astype(numpy_dtype(self.dtype))
+
+
 # ---------------------------------------------------------------------------------------
 # Einsum
 # ---------------------------------------------------------------------------------------
@@ -347,11 +380,12 @@ class EinsumOp(RelayOp):
         return np.einsum(get_str(self.equation), *args)
 
 
-ALGORITHM_OPS: list[type[RelayOp]] = [CumsumOp, CumprodOp, TopKOp, EinsumOp]
+ALGORITHM_OPS: list[type[RelayOp]] = [CumsumOp, CumprodOp, TopKOp, ArgsortOp, EinsumOp]
 
 __all__ = [
     "ALGORITHM_OPS",
     "TOPK_RET_TYPES",
+    "ArgsortOp",
     "CumprodOp",
     "CumsumOp",
     "EinsumOp",

@@ -64,7 +64,7 @@ from xrelay.dialects.relay.base import (
     str_prop,
     tensor,
 )
-from xrelay.dialects.relay.dtypes import astype, is_int, numpy_dtype
+from xrelay.dialects.relay.dtypes import astype, is_float, is_int, numpy_dtype
 from xrelay.dialects.relay.layout import Layout, transform_array
 from xrelay.dialects.relay.layout_rules import (
     InferredLayouts,
@@ -279,6 +279,41 @@ class ReshapeOp(_UnaryTransformOp):
 
     def out_shape(self, shape: tuple[int, ...]) -> Sequence[int]:
         return reshape_shape(shape, get_ints(self.newshape), get_bool(self.allowzero))
+
+    def compute(self, *args: Any) -> Any:
+        x: Array = args[0]
+        return x.reshape(self.out_shape(x.shape))
+
+
+def reverse_reshape_shape(
+    ishape: Sequence[int], newshape: Sequence[int]
+) -> tuple[int, ...]:
+    """Relay's ``contrib_reverse_reshape`` shape rule: :func:`reshape_shape` applied
+    right to left (both shapes reversed, the result reversed back), so that ``0``
+    copies the dim at the same place counted from the end and ``-1`` is inferred
+    there: ``(10, 5, 4)`` with ``(-1, 0)`` gives ``(50, 4)`` (reshape gives
+    ``(40, 5)``)."""
+    try:
+        return reshape_shape(tuple(ishape)[::-1], tuple(newshape)[::-1])[::-1]
+    except TypeRelationError as err:
+        raise TypeRelationError(
+            f"{err}, reading newshape {list(newshape)} from the right"
+        ) from None
+
+
+@irdl_op_definition
+class ReverseReshapeOp(_UnaryTransformOp):
+    """``data`` with a new shape whose special codes (see :class:`ReshapeOp`) are read
+    from the right (Relay's ``contrib_reverse_reshape``; see
+    :func:`reverse_reshape_shape`)."""
+
+    RELAYOUT: ClassVar[bool] = True
+
+    name = "relay.contrib_reverse_reshape"
+    newshape = ints_prop()
+
+    def out_shape(self, shape: tuple[int, ...]) -> Sequence[int]:
+        return reverse_reshape_shape(shape, get_ints(self.newshape))
 
     def compute(self, *args: Any) -> Any:
         x: Array = args[0]
@@ -1410,7 +1445,8 @@ class LayoutTransformOp(_UnaryTransformOp):
 
 @irdl_op_definition
 class ShapeOfOp(RelayOp):
-    """The shape of ``data`` as a 1-D tensor of ``dtype`` (default ``i32``)."""
+    """The shape of ``data`` as a 1-D tensor of ``dtype`` (default ``i32``; Relay
+    also allows a float dtype)."""
 
     name = "relay.shape_of"
     data = operand_def(ANY_TENSOR)
@@ -1421,8 +1457,10 @@ class ShapeOfOp(RelayOp):
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")
-        if not is_int(self.dtype):
-            raise TypeRelationError(f"dtype must be an integer type, got {self.dtype}")
+        if not (is_int(self.dtype) or is_float(self.dtype)):
+            raise TypeRelationError(
+                f"dtype must be an integer or float type, got {self.dtype}"
+            )
         return [tensor([len(x.get_shape())], self.dtype)]
 
     def compute(self, *args: Any) -> Any:
@@ -1497,7 +1535,7 @@ class OneHotOp(RelayOp):
 
 
 TRANSFORM_OPS: list[type[RelayOp]] = [
-    ReshapeOp, ReshapeLikeOp, TransposeOp, ExpandDimsOp, SqueezeOp,
+    ReshapeOp, ReshapeLikeOp, ReverseReshapeOp, TransposeOp, ExpandDimsOp, SqueezeOp,
     ConcatenateOp, StackOp, SplitOp,
     StridedSliceOp, TakeOp, GatherOp, GatherNDOp,
     BroadcastToOp, BroadcastToLikeOp, CollapseSumLikeOp, CollapseSumToOp, TileOp,
@@ -1522,6 +1560,7 @@ __all__ = [
     "ReshapeLikeOp",
     "ReshapeOp",
     "ReverseOp",
+    "ReverseReshapeOp",
     "ShapeOfOp",
     "SplitOp",
     "SqueezeOp",
@@ -1532,5 +1571,6 @@ __all__ = [
     "TransposeOp",
     "reshape_like_shape",
     "reshape_shape",
+    "reverse_reshape_shape",
     "strided_slice_plan",
 ]

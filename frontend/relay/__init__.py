@@ -53,6 +53,7 @@ from xrelay.frontend.relay.expr_functor import ExprVisitor as ExprVisitor
 from xrelay.frontend.relay.function import Function as Function
 from xrelay.frontend.relay.function_view import FunctionView as FunctionView
 from xrelay.frontend.relay.module import IRModule as IRModule
+from xrelay.frontend.relay.op import annotation as annotation
 from xrelay.frontend.relay.op import image as image
 from xrelay.frontend.relay.op import nn as nn
 from xrelay.frontend.relay.op import vision as vision

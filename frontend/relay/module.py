@@ -301,6 +301,32 @@ class IRModule:
 
         return str(write_graph(self.module, path, func, times))
 
+    # -- attributes ---------------------------------------------------------------------
+
+    def with_attr(self, attr_key: str, attr_value: Any) -> IRModule:
+        """A copy of the module with attribute ``attr_key`` set (TVM's
+        ``with_attr``; see :mod:`xrelay.frontend.relay.module_attrs` for the values
+        it takes)."""
+        from xrelay.frontend.relay.module_attrs import to_attribute
+
+        made = self.copy()
+        made.module.attributes[attr_key] = to_attribute(attr_key, attr_value)
+        return made
+
+    def get_attr(self, attr_key: str) -> Any:
+        """The attribute's value, or None."""
+        from xrelay.frontend.relay.module_attrs import from_attribute
+
+        attr = self.module.attributes.get(attr_key)
+        return None if attr is None else from_attribute(attr)
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """Every module attribute by name."""
+        from xrelay.frontend.relay.module_attrs import module_attrs
+
+        return module_attrs(self.module)
+
     def copy(self) -> IRModule:
         """A deep copy (its functions' relay Vars are the same)."""
         made = IRModule(self.module.clone())

@@ -4,8 +4,9 @@
 The text is parsed into relay expressions (:mod:`xrelay.frontend.relay.expr`), which
 the builder emits as IR: every op is type-checked as it is made, and an error names
 the line of the text. Supported: ``def @f(...) -> T { ... }`` (several, calling each
-other in any order), graph bindings ``%0 = ...;``, ``let %x: T = ...;``, op calls with
-attributes (``nn.conv2d(%x, %w, padding=[1, 1], channels=4)``), tuples and
+other in any order), graph bindings ``%0 = ...;``, ``let %x: T = ...;`` (also as an
+operand in parentheses: ``(let %a = 1; %a) + 2``, its bindings scoped there), op
+calls with attributes (``nn.conv2d(%x, %w, padding=[1, 1], channels=4)``), tuples and
 projections (``%0.1``), ``if (...) {...} else {...}``, local functions ``fn (...)
 {...}`` that are called (fused ``Primitive=1`` functions), scalar literals (``1f``,
 ``2i64``, ``True``), ``meta[relay.Constant][k]`` with a ``#[metadata]`` section
@@ -500,6 +501,12 @@ class _Parser:
             return lit
         if tok.kind == "punct" and tok.text == "(":
             self.next()
+            if self.at("let"):  # a let chain as an operand: (let %a = 1; %a + 2)
+                self.scopes.append({})
+                inner = self.body()
+                self.scopes.pop()
+                self.expect(")")
+                return inner
             fields: list[Expr] = []
             trailing = False
             while not self.at(")"):

@@ -83,18 +83,20 @@ def _before(
     return kb.logical_or(first, kb.logical_and(equal, earlier))
 
 
-@materialize(algorithm.TopKOp)
-def _topk(cx: OpContext, outs: list[Buffer]) -> None:
-    op = cx.op
-    assert isinstance(op, algorithm.TopKOp)
+def _rank_sort(
+    cx: OpContext,
+    axis: int,
+    k: int,
+    ascending: bool,
+    values: Buffer | None,
+    indices: Buffer | None,
+) -> None:
+    """Each element of operand 0 goes to its rank along ``axis`` (the number of
+    elements before it in sort order) when that is below ``k``: its value to
+    ``values``, its position to ``indices``."""
     kb = cx.kb
     x = cx.operand(0)
     dt = x.dtype
-    axis, k = op.params(x.shape)
-    ascending = get_bool(op.is_ascend)
-    ret = get_str(op.ret_type)
-    values = outs[0] if ret in ("both", "values") else None
-    indices = outs[-1] if ret in ("both", "indices") else None
     one = kb.index(1)
     with kb.parallel(x.shape) as idx:
         v = x.at(idx)
@@ -119,6 +121,26 @@ def _topk(cx: OpContext, outs: list[Buffer]) -> None:
             return []
 
         kb.if_(kb.icmp("slt", rank, k), write)
+
+
+@materialize(algorithm.TopKOp)
+def _topk(cx: OpContext, outs: list[Buffer]) -> None:
+    op = cx.op
+    assert isinstance(op, algorithm.TopKOp)
+    axis, k = op.params(cx.operand(0).shape)
+    ret = get_str(op.ret_type)
+    values = outs[0] if ret in ("both", "values") else None
+    indices = outs[-1] if ret in ("both", "indices") else None
+    _rank_sort(cx, axis, k, get_bool(op.is_ascend), values, indices)
+
+
+@materialize(algorithm.ArgsortOp)
+def _argsort(cx: OpContext, outs: list[Buffer]) -> None:
+    op = cx.op
+    assert isinstance(op, algorithm.ArgsortOp)
+    shape = cx.operand(0).shape
+    axis = op.sort_axis(shape)
+    _rank_sort(cx, axis, shape[axis], get_bool(op.is_ascend), None, outs[0])
 
 
 @pointwise(algorithm.EinsumOp, cheap=False)

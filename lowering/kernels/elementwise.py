@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import Float32Type, Float64Type, FloatAttr, IntegerTy
 from xdsl.ir import SSAValue
 
 from xrelay.dialects.relay import elementwise as ew
+from xrelay.dialects.relay.annotation import StopFusionOp
 from xrelay.dialects.relay.base import get_float, get_int
 from xrelay.lowering.builder import Index, KernelBuilder
 from xrelay.lowering.kernels import (
@@ -219,6 +220,7 @@ UNARY: dict[type[ew.UnaryOp], Scalar1] = {
     ew.TruncOp: _float_only("trunc"),
     ew.LogicalNotOp: lambda kb, x, dt: kb.logical_not(x),
     ew.CopyOp: lambda kb, x, dt: x,
+    StopFusionOp: lambda kb, x, dt: x,
     ew.ReluOp: _relu,
 }
 

@@ -115,7 +115,10 @@ class Reduction:
     ) -> list[SSAValue]:
         """``body(data_index, carried) -> carried`` over the reduced elements
         (partial folds merged by ``combine`` when the last data axis is reduced:
-        :func:`fold_lanes`)."""
+        :func:`fold_lanes`). Reducing over no axis (a 0-d input) folds the one
+        element."""
+        if not self.axes:
+            return list(body(self.data_index([]), list(inits)))
         if self.axes[-1] != len(self.shape) - 1:
             combine = None
         return fold_lanes(

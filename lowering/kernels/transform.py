@@ -100,6 +100,7 @@ def _reshape_map(cx: OpContext, idx: list[Index]) -> list[Index]:
 for _cls in (
     transform.ReshapeOp,
     transform.ReshapeLikeOp,
+    transform.ReverseReshapeOp,
     transform.ExpandDimsOp,
     transform.SqueezeOp,
     nn.BatchFlattenOp,

@@ -102,6 +102,9 @@ def test_topk(rng: Gen, check: Check, case: Any):
         case(alg.TopKOp, [x], {"k": 1, "ret_type": "indices", "axis": 1}),
         case(alg.TopKOp, [_x(rng, 11, dtype="int32")], {"k": 6}),
         case(alg.TopKOp, [_x(rng, 4, 9, dtype="uint8")], {"k": 3, "is_ascend": True}),
+        case(alg.ArgsortOp, [x]),
+        case(alg.ArgsortOp, [x], {"axis": 0, "is_ascend": False, "dtype": "int64"}),
+        case(alg.ArgsortOp, [_x(rng, 4, 9, dtype="int32")], {"is_ascend": False}),
     ]
     check(cases)
 

@@ -35,6 +35,8 @@ def test_reshapes(rng: Gen, check: Check, case: Any):
             case(tr.ReshapeOp, [x], {"newshape": [-4, 1, 2, -2]}),
             case(tr.ReshapeOp, [_x(rng, 6, dtype="int32")], {"newshape": [3, 2]}),
             case(tr.ReshapeLikeOp, [x, _x(rng, 6, 4)], {"lhs_end": 2, "rhs_end": 1}),
+            case(tr.ReverseReshapeOp, [x], {"newshape": [-1, 0]}),
+            case(tr.ReverseReshapeOp, [_x(rng, 4, 2, 3, 2)], {"newshape": [8, 0, -1]}),
             case(
                 tr.ExpandDimsOp,
                 [x],
@@ -209,6 +211,7 @@ def test_shape_of_and_one_hot(rng: Gen, check: Check, case: Any):
         [
             case(tr.ShapeOfOp, [_x(rng, 2, 5, 3)]),
             case(tr.ShapeOfOp, [_x(rng, 4)], {"dtype": "int64"}),
+            case(tr.ShapeOfOp, [_x(rng, 3, 2)], {"dtype": "float32"}),
             case(tr.NdarraySizeOp, [_x(rng, 2, 5, 3)]),
             case(tr.NdarraySizeOp, [_x(rng, 4)], {"dtype": "int64"}),
             case(tr.CollapseSumToOp, [_x(rng, 2, 3, 4)], {"shape": [3, 1]}),
@@ -236,7 +239,7 @@ def test_every_transform_op_is_tested():
         tr.GatherOp, tr.GatherNDOp, tr.BroadcastToOp, tr.BroadcastToLikeOp,
         tr.CollapseSumLikeOp, tr.TileOp, tr.RepeatOp, tr.ReverseOp,
         tr.LayoutTransformOp, tr.ShapeOfOp, tr.OneHotOp, tr.NdarraySizeOp,
-        tr.CollapseSumToOp,
+        tr.CollapseSumToOp, tr.ReverseReshapeOp,
     }  # fmt: skip
     assert not [op.name for op in tr.TRANSFORM_OPS if op not in tested]
 

@@ -43,10 +43,19 @@ def test_create_workload_fills_every_parameter_but_the_data():
         [x, w, b, g], relay.multiply(relay.nn.bias_add(relay.nn.dense(x, w), b), g)
     )
     seen: list[str] = []
-    _, params = testing.create_workload(
+    _, given = testing.create_workload(
         f, initializer=lambda name, arr: seen.append(name)
     )
-    assert sorted(params) == ["bn_gamma", "fc_bias", "fc_weight"] == sorted(seen)
+    assert sorted(given) == ["bn_gamma", "fc_bias", "fc_weight"] == sorted(seen)
+    for value in given.values():  # TVM's contract: the initializer fills zeros
+        np.testing.assert_array_equal(value.numpy(), 0)
+
+    def fill(name: str, arr: Any) -> None:
+        arr[...] = len(name)
+
+    _, filled = testing.create_workload(f, initializer=fill)
+    np.testing.assert_array_equal(filled["bn_gamma"].numpy(), 8)
+    _, params = testing.create_workload(f)
     assert params["fc_weight"].shape == (3, 4)
     assert np.abs(params["fc_weight"]).max() > 0
     np.testing.assert_array_equal(params["fc_bias"], 0)

@@ -124,6 +124,7 @@ def builder_module() -> ModuleOp:
         relay.trilu(x, 1, upper=False),
         relay.reinterpret(x, "int32"),
         relay.det(x),
+        relay.reverse_reshape(x, (-1, 0)),
         nchwc,
     ]
     fn = relay.Function([x, w, i, g, b, m, v, xc, wc], relay.Tuple(parts))
@@ -267,6 +268,17 @@ def test_errors_name_the_place():
         relay.parse("def @main(%x: float32) { nn.relu(%x, %x) }")
     with pytest.raises(relay.RelayTextError, match="@nope is not defined"):
         relay.parse("def @main(%x: float32) { @nope(%x) }")
+
+
+def test_a_let_chain_in_parentheses_is_an_operand_with_its_own_scope():
+    mod = relay.parse(
+        "def @main(%x: float32) { (let %a = %x; let %b = %a * %a; %b) + %x }"
+    )
+    x = relay.var("x", shape=(), dtype="float32")
+    want = relay.IRModule.from_expr(relay.Function([x], relay.add(x * x, x)))
+    assert_structural_equal(mod, want)
+    with pytest.raises(relay.RelayTextError, match="%a is not defined"):
+        relay.parse("def @main(%x: float32) { (let %a = %x; %a) + %a }")
 
 
 def _tvm_ndarray_b64(array: np.ndarray) -> str:

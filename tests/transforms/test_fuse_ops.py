@@ -792,3 +792,21 @@ def test_fused_node_count_stops_at_max_depth(parse: Parse):
     assert len(parts.visited) <= 9
     roots = partition(nodes, 2, 8)
     assert max(roots.count(r) for r in set(roots)) <= 8
+
+
+def test_executor_link_params_is_the_default_and_the_config_wins():
+    """A module whose ``executor`` attribute asks for linked params gets its
+    constants inside the kernels (Relay's FuseOps reads the executor); an explicit
+    ``relay.FuseOps.link_params`` config overrides it."""
+    from xrelay.relay.backend import Executor
+
+    x = relay.var("x", shape=(10, 1))
+    concat = relay.concatenate([x, x], axis=-1)
+    out = relay.take(concat, indices=relay.const([0], dtype="int64"))
+    mod = build(relay.Function([x], out))
+    aot = mod.with_attr("executor", Executor("aot", {"link-params": True}))
+    assert main_ops(fuse(aot)) == ["func.call"]  # the constant went in
+    assert main_ops(fuse(aot, link_params=False)) == ["constant", "func.call"]
+    graph = mod.with_attr("executor", Executor("graph"))
+    assert main_ops(fuse(graph)) == ["constant", "func.call"]
+    same_numerics(mod, fuse(aot), f32(10, 1))

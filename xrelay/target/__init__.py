@@ -15,6 +15,8 @@ import threading
 from types import TracebackType
 
 _CPU_KINDS = ("llvm", "c")
+_MAX_FUNCTION_ARGS = {"opencl": 128, "metal": 31}
+"""TVM's default kernel-parameter limits of the target kinds that have one."""
 
 
 class _Stack(threading.local):
@@ -62,6 +64,15 @@ class Target:
         if not keys and self.kind in _CPU_KINDS:
             keys = ["cpu"]
         return keys
+
+    @property
+    def max_function_args(self) -> int:
+        """The most parameters a fused kernel may take (``-max_function_args=N``, else
+        the kind's default: 128 for opencl, 31 for metal; 0 means no limit)."""
+        value = self.attrs.get("max_function_args")
+        if value is not None:
+            return int(value)
+        return _MAX_FUNCTION_ARGS.get(self.kind, 0)
 
     def __enter__(self) -> Target:
         _stack.items.append(self)

@@ -4,6 +4,7 @@ signature and defaults. ``relay.nn`` is :mod:`xrelay.frontend.relay.op.nn`."""
 from __future__ import annotations
 
 from xrelay.frontend.relay.expr import Op
+from xrelay.frontend.relay.op import annotation as annotation
 from xrelay.frontend.relay.op import image as image
 from xrelay.frontend.relay.op import nn as nn
 from xrelay.frontend.relay.op import vision as vision

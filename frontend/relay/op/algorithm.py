@@ -1,5 +1,5 @@
-"""Scans, top-k and einsum (``tvm.relay.cumsum``, ``cumprod``, ``topk``,
-``einsum``)."""
+"""Scans, sorting, top-k and einsum (``tvm.relay.cumsum``, ``cumprod``,
+``argsort``, ``topk``, ``einsum``)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,14 @@ def topk(
     return TupleWrapper(result, 2) if ret_type == "both" else result
 
 
+def argsort(
+    data: ExprLike, axis: int = -1, is_ascend: bool = True, dtype: str = "int32"
+) -> Call:
+    """The indices that sort ``data`` along ``axis`` (ascending unless
+    ``is_ascend`` is false; equal values in index order)."""
+    return call("argsort", [data], axis=axis, is_ascend=bool(is_ascend), dtype=dtype)
+
+
 def einsum(data: Sequence[ExprLike] | ExprLike, equation: str) -> Call:
     """The contraction ``equation`` (numpy's einsum language) of the tensors in
     ``data``."""
@@ -69,4 +77,4 @@ def det(data: ExprLike) -> Call:
     return call("det", [data])
 
 
-__all__ = ["cumprod", "cumsum", "det", "einsum", "topk"]
+__all__ = ["argsort", "cumprod", "cumsum", "det", "einsum", "topk"]

@@ -27,6 +27,13 @@ def reshape(
     )
 
 
+def reverse_reshape(data: ExprLike, newshape: int | Sequence[int]) -> Call:
+    """``data`` with shape ``newshape`` whose special values are read from the
+    right (TVM's ``relay.reverse_reshape``): for a ``(10, 5, 4)`` input, ``(-1, 0)``
+    gives ``(50, 4)`` where ``reshape`` gives ``(40, 5)``."""
+    return call("contrib_reverse_reshape", [data], newshape=ints(newshape, "newshape"))
+
+
 def reshape_like(
     data: ExprLike,
     shape_like: ExprLike,

@@ -24,8 +24,10 @@ def create_workload(
     net: Any, initializer: Any = None, seed: int = 0
 ) -> tuple[Any, dict[str, Any]]:
     """``(mod, params)`` of ``net`` (a ``relay.Function`` or module): every parameter
-    of ``main`` but the first (the data) gets a random array (``initializer(name,
-    array)`` fills it in place when given)."""
+    of ``main`` but the first (the data) gets an array: Xavier-random weights (see
+    ``_initial``), or, when ``initializer`` is given, zeros that ``initializer(name,
+    array)`` fills in place (TVM's contract: one that only rebinds its argument
+    leaves zeros)."""
     from xrelay.frontend.relay.module import IRModule
     from xrelay.frontend.relay.transform import InferType
     from xrelay.runtime.ndarray import ndarray
@@ -37,8 +39,10 @@ def create_workload(
     for var in mod["main"].params[1:]:
         ty = getattr(var, "checked_type", None) or var.type_annotation
         shape = tuple(int(d) for d in ty.shape)
-        value = _initial(var.name_hint, shape, str(ty.dtype), rng)
         if initializer is not None:
+            value = np.zeros(shape, str(ty.dtype))
             initializer(var.name_hint, value)
+        else:
+            value = _initial(var.name_hint, shape, str(ty.dtype), rng)
         params[var.name_hint] = ndarray(value)
     return mod, params

@@ -116,6 +116,19 @@ def test_topk_order_ties_and_nan():
     np.testing.assert_array_equal(got[1], [[0, 1], [1, 0]])
 
 
+def test_argsort_order_ties_and_nan():
+    x = np.array([3.0, 1.0, np.nan, 3.0, 2.0], np.float32)
+    got = run(alg.ArgsortOp, x)
+    np.testing.assert_array_equal(got, [1, 4, 0, 3, 2])  # NaN last, ties by index
+    assert got.dtype == np.int32
+    got = run(alg.ArgsortOp, x, is_ascend=False, dtype="int64")
+    np.testing.assert_array_equal(got, [2, 0, 3, 4, 1])
+    assert got.dtype == np.int64
+    m = np.array([[5, 1], [2, 7]], np.int8)
+    np.testing.assert_array_equal(run(alg.ArgsortOp, m, axis=0), [[1, 0], [0, 1]])
+    np.testing.assert_array_equal(run(alg.ArgsortOp, m, axis=0), np.argsort(m, 0))
+
+
 def test_einsum():
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     b = np.arange(12, dtype=np.float32).reshape(3, 4)

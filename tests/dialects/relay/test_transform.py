@@ -56,6 +56,7 @@ def i64(*values: int) -> np.ndarray:
 PATTERNS = {
     T.ReshapeOp: OpPattern.INJECTIVE,
     T.ReshapeLikeOp: OpPattern.INJECTIVE,
+    T.ReverseReshapeOp: OpPattern.INJECTIVE,
     T.TransposeOp: OpPattern.INJECTIVE,
     T.ExpandDimsOp: OpPattern.BROADCAST,
     T.SqueezeOp: OpPattern.INJECTIVE,
@@ -222,6 +223,31 @@ def test_reshape_like_errors():
         infer(T.ReshapeLikeOp, tt((2, 3)), tt((6,)), lhs_begin=2, lhs_end=1)
     with pytest.raises(TypeRelationError, match="rhs_begin 0 and rhs_end 5"):
         infer(T.ReshapeLikeOp, tt((2, 3)), tt((6,)), rhs_end=5)
+
+
+@pytest.mark.parametrize(
+    ("shape", "newshape", "expected"),
+    [
+        ((10, 5, 4), (-1, 0), (50, 4)),  # reshape would give (40, 5)
+        ((4, 8, 16, 16), (32, 0, -1), (32, 16, 16)),
+        ((2, 3, 4), (-2,), (2, 3, 4)),
+        ((2, 3, 4), (0, -3), (2, 12)),
+    ],
+)
+def test_reverse_reshape_reads_codes_from_the_right(
+    shape: Any, newshape: Any, expected: Any
+):
+    assert infer_shape(T.ReverseReshapeOp, tt(shape), newshape=newshape) == expected
+    x = rand(*shape)
+    out = run1(T.ReverseReshapeOp, x, newshape=newshape)
+    np.testing.assert_array_equal(out, x.reshape(expected))
+
+
+def test_reverse_reshape_errors():
+    with pytest.raises(TypeRelationError, match=r"cannot reshape .* from the right"):
+        infer(T.ReverseReshapeOp, tt((2, 3)), newshape=[7])
+    with pytest.raises(TypeRelationError, match="more than one -1"):
+        infer(T.ReverseReshapeOp, tt((2, 3)), newshape=[-1, -1])
 
 
 # ---------------------------------------------------------------------------------------
@@ -947,8 +973,11 @@ def test_shape_of():
     out = run1(T.ShapeOfOp, x)
     assert out.dtype == np.int32
     np.testing.assert_array_equal(out, ref)
-    with pytest.raises(TypeRelationError, match="dtype must be an integer type"):
-        infer(T.ShapeOfOp, tt((2,)), dtype="float32")
+    out = run1(T.ShapeOfOp, x, dtype="float32")  # Relay allows a float dtype
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, [2.0, 3.0, 4.0])
+    with pytest.raises(TypeRelationError, match="dtype must be an integer or float"):
+        infer(T.ShapeOfOp, tt((2,)), dtype="bool")
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,8 @@
 
 Covered: test_dead_let / test_one_live_let (a bound value that is not used goes),
 test_tuple_get_item (unused projections go), test_chain_unused_let, impure ops
-(dropout) kept unless ``ignore_impurity=True``.
+(dropout) kept unless ``ignore_impurity=True``, test_add_with_let (a let chain in
+parentheses as an operand, read from Relay text).
 Out of scope: ``let`` chains as separate nodes and ``inline_once`` on let-bound
 values (xrelay's lets are SSA names; ScopeBuilder lets emit as plain values),
 recursion through ``let``-bound closures, references (``ref_write``).
@@ -91,3 +92,23 @@ def test_dce_keeps_inception_v3():
     assert mod["main"].ret_type == relay.TensorType((1, 10), "float32")
     after = transform.DeadCodeElimination(inline_once=True)(mod)
     assert_structural_equal(after, mod)
+
+
+def test_let_chain_as_an_operand_in_relay_text():
+    """``(let %a = 1; 3) + 2``: the unused binding goes, ``3 + 2`` is left."""
+    before = relay.parse(
+        """#[version = "0.0.5"]
+        def @main() {
+            (let %a = 1; 3) + 2
+        }"""
+    )
+    after = relay.parse(
+        """#[version = "0.0.5"]
+        def @main() {
+            3 + 2
+        }"""
+    )
+    passes = transform.Sequential(
+        [transform.DeadCodeElimination(), transform.InferType()]
+    )
+    assert_structural_equal(passes(before), transform.InferType()(after))

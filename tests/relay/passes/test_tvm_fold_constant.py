@@ -126,7 +126,7 @@ def test_fold_shape_of():
         z = relay.const(np.array(c_shape).astype(dtype), dtype=dtype)
         return relay.Function([x, y], z)
 
-    for dtype in ["int32", "int64"]:  # (xrelay: shape_of gives integers only)
+    for dtype in ["int32", "int64", "float32"]:  # Relay allows a float shape too
         zz = run_opt_pass(before(dtype), transform.FoldConstant())
         assert_structural_equal(zz, run_infer_type(expected(dtype)))
 
@@ -201,3 +201,17 @@ def test_bind_params_by_name_makes_constants():
     )
     got = relay.create_executor(mod=mod).evaluate()(np.zeros(2, "float32")).numpy()
     np.testing.assert_array_equal(got, [1.0, 2.0])
+
+
+def test_fold_with_an_aot_executor_that_links_params():
+    """FoldConstant on a module carrying ``Executor("aot", {"link-params": True})``
+    folds an int8 constant cast (Relay's test_pass_link_params)."""
+    from xrelay.relay.backend import Executor
+
+    mod = relay.IRModule.from_expr(relay.cast(relay.const(10, dtype="int8"), "int32"))
+    mod = transform.InferType()(mod)
+    mod = mod.with_attr("executor", Executor("aot", {"link-params": True}))
+    folded = transform.FoldConstant()(mod)
+    assert folded.get_attr("executor") == Executor("aot", {"link-params": True})
+    expected = relay.IRModule.from_expr(relay.const(10, dtype="int32"))
+    assert_structural_equal(folded["main"], run_infer_type(expected["main"]))

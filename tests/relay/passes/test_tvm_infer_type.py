@@ -257,6 +257,29 @@ def test_python_defined_op_with_a_python_relation_and_broadcast():
     assert transform.InferTypeLocal(both) == relay.TensorType((4, 3, 7), "float32")
 
 
+def test_python_defined_op_in_a_module_survives_annotate_spans():
+    """A module using an op defined from Python goes through InferType after
+    AnnotateSpans, which prints and re-reads the module (Relay's
+    test_custom_add_broadcast_op checks types that way)."""
+    from xrelay.relay.op import op as reg
+
+    z = relay.var("z", shape=(2,))  # the pass has read a module before the op exists
+    transform.AnnotateSpans()(relay.IRModule.from_expr(relay.exp(z)))
+    reg.register("scenario_spans_badd")
+    reg.get("scenario_spans_badd").set_num_inputs(2)
+    reg.get("scenario_spans_badd").add_type_rel("Broadcast")
+    x = relay.var("x", shape=(10, 4))
+    y = relay.var("y", shape=(5, 10, 1))
+    call = relay.Call(reg.get("scenario_spans_badd"), [x, y])
+    mod = relay.IRModule.from_expr(relay.Function([x, y], call))
+    mod = transform.Sequential([transform.AnnotateSpans(), transform.InferType()])(mod)
+    assert mod["main"].checked_type == relay.FuncType(
+        [relay.TensorType((10, 4)), relay.TensorType((5, 10, 1))],
+        relay.TensorType((5, 10, 4)),
+    )
+    assert "GeneratedSource" in str(mod.func_op("main").body.block.first_op.location)
+
+
 def test_registering_an_op_twice_or_changing_a_dialect_op_fails():
     from xrelay.error import TVMError
     from xrelay.relay.op import op as reg

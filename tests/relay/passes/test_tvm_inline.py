@@ -5,7 +5,8 @@ Covered: test_call_chain_inline_leaf (a leaf marked Inline spliced into its
 caller), test_call_chain_inline_multiple_levels (transitive), test_recursive_called
 (a recursive function is not inlined), test_callee_not_inline (a callee without the
 attribute stays), test_entry_with_inline (``main`` marked Inline stays the entry),
-test_external_codegen (a ``Compiler`` function stays a call).
+test_*_extern_compiler (a ``Compiler`` function becomes a called literal that
+follows its caller when that is inlined).
 Out of scope: functions as values and calls of local closures (first-class
 functions are not supported), ``let``-bound local functions.
 """
@@ -87,14 +88,50 @@ def test_entry_with_inline():
     assert_structural_equal(after, transform.InferType()(mod))
 
 
-def test_external_codegen_stays_a_call():
+def test_external_codegen_becomes_a_called_literal():
+    """A ``Compiler`` function marked Inline is not spliced: the caller calls the
+    function itself as a literal, and the global goes."""
+
+    def ext() -> relay.Function:
+        a = relay.var("a", shape=(3,))
+        return relay.Function([a], relay.exp(a)).with_attr(
+            {"Inline": 1, "Compiler": "dnnl"}
+        )
+
     mod = relay.IRModule()
-    a = relay.var("a", shape=(3,))
-    ext = relay.Function([a], relay.exp(a)).with_attr({"Inline": 1, "Compiler": "dnnl"})
-    mod["ext"] = ext
+    mod["ext"] = ext()
     x = relay.var("x", shape=(3,))
     mod["main"] = relay.Function([x], mod.get_global_var("ext")(x))
-    assert_structural_equal(run(mod), transform.InferType()(mod))
+    want = relay.IRModule()
+    y = relay.var("x", shape=(3,))
+    want["main"] = relay.Function([y], ext()(y))
+    after = run(mod)
+    assert "ext" not in [v.name_hint for v in after.get_global_vars()]
+    assert_structural_equal(after, transform.InferType()(want))
+
+
+def test_external_literal_follows_its_caller_when_that_is_inlined():
+    """g calls an external function h (both Inline): h becomes a literal in g, and
+    when g is spliced into main the literal comes along; neither global is left."""
+
+    def ext() -> relay.Function:
+        a = relay.var("a", shape=(3,))
+        return relay.Function([a], relay.negative(a)).with_attr(
+            {"Inline": 1, "Compiler": "dnnl"}
+        )
+
+    mod = relay.IRModule()
+    mod["h"] = ext()
+    p = relay.var("p", shape=(3,))
+    mod["g"] = relay.Function([p], relay.add(p, mod.get_global_var("h")(p))).with_attr(
+        "Inline", 1
+    )
+    x = relay.var("x", shape=(3,))
+    mod["main"] = relay.Function([x], relay.exp(mod.get_global_var("g")(x)))
+    want = relay.IRModule()
+    y = relay.var("x", shape=(3,))
+    want["main"] = relay.Function([y], relay.exp(relay.add(y, ext()(y))))
+    assert_structural_equal(run(mod), transform.InferType()(want))
 
 
 def test_inline_attribute_given_as_tir_intimm():

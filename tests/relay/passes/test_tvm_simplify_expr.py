@@ -1,7 +1,7 @@
 """SimplifyExpr / SimplifyExprPostAlterOp as a TVM user tests them (Relay's
 ``test_pass_simplify_expr.py``, v0.18).
 
-Covered: test_simplify_reshape (reshape chains → one), test_simplify_transpose
+Covered: test_simplify_reshape (reshape chains → one, reverse_reshape included), test_simplify_transpose
 (transpose chains → one, identity transposes dropped), test_simplify_full_elementwise
 (``ones``/``full`` operands → scalar constants), test_eliminate_identity, test_simplify_consecutive_add /
 multiply (constants merged), test_simplify_rsqrt, test_concretize_*_like,
@@ -42,6 +42,38 @@ def test_simplify_reshape():
     assert_structural_equal(
         simplified(relay.Function([x], y)), run_opt_pass(relay.Function([x2], expected))
     )
+
+
+def test_reverse_reshape_joins_a_reshape_chain():
+    """A conv result reshaped twice and then reverse-reshaped (its codes read from
+    the right: 0 copies the second-last dim) is one reshape to the final shape, in a
+    pass pipeline too (Relay's test_nested_sequential_with_scoping)."""
+
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 16, 16, 16))
+        w = relay.var("w", shape=(32, 16, 3, 3))
+        y = relay.nn.conv2d(x, w, padding=(1, 1))
+        y = relay.reshape(relay.reshape(y, newshape=(1, 16, -1)), (4, 8, -1, 16))
+        return relay.Function([x, w], relay.reverse_reshape(y, newshape=(32, 0, -1)))
+
+    x = relay.var("x", shape=(1, 16, 16, 16))
+    w = relay.var("w", shape=(32, 16, 3, 3))
+    conv = relay.nn.conv2d(x, w, padding=(1, 1))
+    expected = relay.Function([x, w], relay.reshape(conv, newshape=(32, 16, 16)))
+    assert_structural_equal(simplified(before()), run_opt_pass(expected))
+    with transform.PassContext(opt_level=1):
+        nested = transform.Sequential(
+            [transform.Sequential([transform.SimplifyExpr()])]
+        )(relay.IRModule.from_expr(before()))
+    assert_structural_equal(nested, run_opt_pass(expected))
+
+
+def test_reverse_reshape_runs_like_numpy():
+    x = relay.var("x", shape=(10, 5, 4))
+    f = relay.Function([x], relay.reverse_reshape(x, (-1, 0)))
+    data = np.arange(200, dtype="float32").reshape(10, 5, 4)
+    got = relay.create_executor(mod=relay.IRModule.from_expr(f)).evaluate()(data)
+    np.testing.assert_array_equal(got.numpy(), data.reshape(50, 4))
 
 
 def test_simplify_transpose():
@@ -195,3 +227,44 @@ def test_collapse_sum_to_values():
     mod = relay.IRModule.from_expr(relay.collapse_sum_to(data, (3, 1)))
     got = relay.create_executor(mod=mod).evaluate()(x).numpy()
     np.testing.assert_array_equal(got, x.sum(axis=(0, 2)).reshape(3, 1))
+
+
+def _dequantized(x: Any, scale: Any, zero_point: Any, axis: int = -1) -> Any:
+    return relay.qnn.op.dequantize(
+        x, relay.const(scale), relay.const(zero_point), axis=axis
+    )
+
+
+def test_argmax_and_argmin_look_through_a_dequantize():
+    """argmax/argmin/argsort of a dequantized int8 tensor (positive scale) are the op
+    on the integers (Relay's test_simplify_dq_argmax / argmin / argsort), with the
+    same indices."""
+    data = np.random.default_rng(1).integers(-128, 128, (4, 32, 1, 1)).astype("int8")
+    for op in (relay.argmax, relay.argmin, relay.argsort):
+        x = relay.var("x", shape=(4, 32, 1, 1), dtype="int8")
+        before = relay.Function([x], op(_dequantized(x, 2.0, 3), axis=1))
+        x2 = relay.var("x", shape=(4, 32, 1, 1), dtype="int8")
+        expected = relay.Function([x2], op(x2, axis=1))
+        after = simplified(before)
+        assert_structural_equal(after, run_opt_pass(expected))
+        got = relay.create_executor(mod=after).evaluate()(data).numpy()
+        want = relay.create_executor(mod=run_opt_pass(before)).evaluate()(data)
+        np.testing.assert_array_equal(got, want.numpy())
+
+
+def test_dequantize_stays_when_it_is_not_increasing():
+    """A negative scale reverses the order, and per-channel scales along the reduced
+    axis mix channels: the dequantize stays (Relay would drop it)."""
+    x = relay.var("x", shape=(4, 3), dtype="int8")
+    negative = relay.Function([x], relay.argmax(_dequantized(x, -2.0, 0), axis=1))
+    assert "qnn.dequantize" in simplified(negative).astext()
+    scales = np.array([1.0, 2.0, 3.0], "float32")
+    zps = np.zeros(3, "int32")
+    across = relay.Function(
+        [x], relay.argmax(_dequantized(x, scales, zps, axis=1), axis=1)
+    )
+    assert "qnn.dequantize" in simplified(across).astext()
+    kept = relay.Function(
+        [x], relay.argmax(_dequantized(x, scales, zps, axis=1), axis=0)
+    )
+    assert "qnn.dequantize" not in simplified(kept).astext()

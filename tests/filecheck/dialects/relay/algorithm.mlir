@@ -31,6 +31,11 @@ func.func @select(%a: tensor<2x3x4xf32>) -> tensor<2x3x1xf32> {
   // CHECK-NEXT: %3 = relay.topk %a {k = 0 : i64, ret_type = "indices"} : (tensor<2x3x4xf32>) -> tensor<2x3x4xi32>
   // CHECK-GENERIC: %3 = "relay.topk"(
   %3 = relay.topk %a {k = 0 : i64, ret_type = "indices"} : (tensor<2x3x4xf32>) -> tensor<2x3x4xi32>
+  // CHECK-NEXT: %4 = relay.argsort %a {axis = 1 : i64, is_ascend = false, dtype = i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xi64>
+  // CHECK-GENERIC: %4 = "relay.argsort"(
+  %4 = relay.argsort %a {axis = 1 : i64, is_ascend = false, dtype = i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xi64>
+  // CHECK-NEXT: %5 = relay.argsort %a : (tensor<2x3x4xf32>) -> tensor<2x3x4xi32>
+  %5 = relay.argsort %a : (tensor<2x3x4xf32>) -> tensor<2x3x4xi32>
   func.return %0 : tensor<2x3x1xf32>
 }
 

@@ -53,3 +53,19 @@ func.func @f(%a: tensor<3x4xf32>, %b: tensor<4xf32>) -> tensor<3xf32> {
   %r = relay.einsum %a, %b {equation = "ij->i"} : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3xf32>
   func.return %r : tensor<3xf32>
 }
+
+// -----
+
+func.func @f(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: relay.argsort: dtype must be an integer type, got f32
+  %r = relay.argsort %a {dtype = f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %r : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xf32>) -> tensor<2x3xi32> {
+  // CHECK: relay.argsort: axis 2 is out of range for rank 2
+  %r = relay.argsort %a {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xi32>
+  func.return %r : tensor<2x3xi32>
+}

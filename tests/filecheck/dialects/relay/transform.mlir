@@ -19,6 +19,9 @@ func.func @reshapes(%a: tensor<2x3x4xf32>, %l: tensor<6x4xi32>) -> tensor<2x12xf
   // CHECK-NEXT: %4 = relay.reshape_like %a, %l {lhs_begin = -1 : i64, rhs_begin = -1 : i64} : (tensor<2x3x4xf32>, tensor<6x4xi32>) -> tensor<2x3x4xf32>
   // CHECK-GENERIC: %4 = "relay.reshape_like"(
   %4 = relay.reshape_like %a, %l {lhs_begin = -1 : i64, rhs_begin = -1 : i64} : (tensor<2x3x4xf32>, tensor<6x4xi32>) -> tensor<2x3x4xf32>
+  // CHECK-NEXT: %5 = relay.contrib_reverse_reshape %a {newshape = array<i64: -1, 0>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  // CHECK-GENERIC: %5 = "relay.contrib_reverse_reshape"(
+  %5 = relay.contrib_reverse_reshape %a {newshape = array<i64: -1, 0>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
   func.return %0 : tensor<2x12xf32>
 }
 

@@ -32,6 +32,22 @@ func.func @f(%a: tensor<2x3x4xf32>) -> tensor<6x2x2xf32> {
 
 // -----
 
+func.func @f(%a: tensor<2x3x4xf32>) -> tensor<4x6xf32> {
+  // CHECK: relay.contrib_reverse_reshape: result #0 has type tensor<4x6xf32> but the type relation gives tensor<6x4xf32>
+  %r = relay.contrib_reverse_reshape %a {newshape = array<i64: -1, 0>} : (tensor<2x3x4xf32>) -> tensor<4x6xf32>
+  func.return %r : tensor<4x6xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3x4xf32>) -> tensor<*xf32> {
+  // CHECK: relay.contrib_reverse_reshape: newshape[3] = 0 copies input dim 3 but the input [4, 3, 2] has rank 3, reading newshape [0, 0, 0, 0] from the right
+  %r = relay.contrib_reverse_reshape %a {newshape = array<i64: 0, 0, 0, 0>} : (tensor<2x3x4xf32>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
 func.func @f(%a: tensor<2x3xf32>, %b: tensor<7xf32>) -> tensor<*xf32> {
   // CHECK: relay.reshape_like: cannot reshape [2, 3] (6 elements) to [7] (7 elements)
   %r = relay.reshape_like %a, %b : (tensor<2x3xf32>, tensor<7xf32>) -> tensor<*xf32>
@@ -225,9 +241,9 @@ func.func @f(%a: tensor<1x12x4x4xf32>) -> tensor<*xf32> {
 // -----
 
 func.func @f(%a: tensor<2x3xf32>) -> tensor<*xf32> {
-  // CHECK: relay.shape_of: dtype must be an integer type, got f32
-  %r = relay.shape_of %a {dtype = f32} : (tensor<2x3xf32>) -> tensor<*xf32>
-  func.return %r : tensor<*xf32>
+  // CHECK: relay.shape_of: dtype must be an integer or float type, got i1
+  %r = relay.shape_of %a {dtype = i1} : (tensor<2x3xf32>) -> tensor<*xi1>
+  func.return %r : tensor<*xi1>
 }
 
 // -----

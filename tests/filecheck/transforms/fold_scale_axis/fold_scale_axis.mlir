@@ -310,3 +310,28 @@ func.func @bwd_computed_scale(%x: tensor<1x4x32x32xf32>, %w1: tensor<4x4x1x1xf32
   %4 = relay.multiply %3, %s : (tensor<1x4x1x1xf32>, tensor<4x1x1xf32>) -> tensor<1x4x1x1xf32>
   func.return %1, %4 : tensor<1x4x32x32xf32>, tensor<1x4x1x1xf32>
 }
+
+// -----
+
+// Blocked layouts: a scale on C and c of NCHW2c data folds onto I and i of an
+// OIHW2i2o weight (forward), reshaped to the weight's dims there; a mixed case
+// (blocked data, plain kernel) is left alone.
+// FWD-LABEL: func.func @fwd_blocked
+// FWD:         %[[S:.*]] = relay.squeeze %s {axis = array<i64: 0, 2, 3>} : (tensor<1x2x1x1x2xf32>) -> tensor<2x2xf32>
+// FWD-NEXT:    %[[R:.*]] = relay.reshape %[[S]] {newshape = array<i64: 1, 2, 1, 1, 2, 1>} : (tensor<2x2xf32>) -> tensor<1x2x1x1x2x1xf32>
+// FWD-NEXT:    %[[W:.*]] = relay.multiply %w, %[[R]]
+// FWD-NEXT:    relay.nn.conv2d %x, %[[W]]
+// FWD-LABEL: func.func @fwd_mixed
+// FWD:         relay.multiply %x, %s
+func.func @fwd_blocked(%x: tensor<1x2x4x4x2xf32>, %w: tensor<2x2x3x3x2x2xf32>) -> tensor<1x2x4x4x2xf32> {
+  %s = relay.constant dense<[[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]]> : tensor<1x2x1x1x2xf32>
+  %0 = relay.multiply %x, %s : (tensor<1x2x4x4x2xf32>, tensor<1x2x1x1x2xf32>) -> tensor<1x2x4x4x2xf32>
+  %1 = relay.nn.conv2d %0, %w {padding = array<i64: 1, 1, 1, 1>, channels = 4 : i64, kernel_size = array<i64: 3, 3>, data_layout = "NCHW2c", kernel_layout = "OIHW2i2o"} : (tensor<1x2x4x4x2xf32>, tensor<2x2x3x3x2x2xf32>) -> tensor<1x2x4x4x2xf32>
+  func.return %1 : tensor<1x2x4x4x2xf32>
+}
+func.func @fwd_mixed(%x: tensor<1x2x4x4x2xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x2x4x4x2xf32> {
+  %s = relay.constant dense<[[[[[1.0, 2.0]]], [[[3.0, 4.0]]]]]> : tensor<1x2x1x1x2xf32>
+  %0 = relay.multiply %x, %s : (tensor<1x2x4x4x2xf32>, tensor<1x2x1x1x2xf32>) -> tensor<1x2x4x4x2xf32>
+  %1 = relay.nn.conv2d %0, %w {padding = array<i64: 1, 1, 1, 1>, channels = 4 : i64, kernel_size = array<i64: 3, 3>, data_layout = "NCHW2c"} : (tensor<1x2x4x4x2xf32>, tensor<4x4x3x3xf32>) -> tensor<1x2x4x4x2xf32>
+  func.return %1 : tensor<1x2x4x4x2xf32>
+}

@@ -261,3 +261,27 @@ func.func @skipped(%x: tensor<3xf32>) -> tensor<3xf32> attributes {relay.skip_op
   %1 = relay.exp %0 : (tensor<3xf32>) -> tensor<3xf32>
   func.return %1 : tensor<3xf32>
 }
+
+// -----
+
+// annotation.stop_fusion: add and exp stay in two kernels, and the annotation is
+// gone (the second kernel takes the first one's result).
+// CHECK-LABEL: func.func private @fused_add(%p0: tensor<4xf32>) -> tensor<4xf32> attributes {relay.primitive} {
+// CHECK:      func.func private @fused_exp(%p0: tensor<4xf32>) -> tensor<4xf32> attributes {relay.primitive} {
+// CHECK-LABEL: func.func @stop_fusion(
+// CHECK-NEXT:   %0 = func.call @fused_add(%x)
+// CHECK-NEXT:   %1 = func.call @fused_exp(%0)
+// CHECK-NEXT:   func.return %1
+// CHECK-NOT:    stop_fusion
+// L0-LABEL:     func.func private @fused_add(
+// L0-LABEL:     func.func @stop_fusion(
+// L0-NEXT:        %c = relay.constant
+// L0-NEXT:        %0 = func.call @fused_add(%x, %c)
+// L0-NEXT:        %1 = func.call @fused_exp(%0)
+func.func @stop_fusion(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = relay.constant dense<1.0> : tensor<f32>
+  %0 = relay.add %x, %c : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = relay.annotation.stop_fusion %0 : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = relay.exp %1 : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %2 : tensor<4xf32>
+}

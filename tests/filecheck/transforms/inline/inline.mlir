@@ -92,3 +92,33 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %2 = func.call @calls_plain(%1) : (tensor<2xf32>) -> tensor<2xf32>
   func.return %2 : tensor<2xf32>
 }
+
+// -----
+
+// Relay's *_extern_compiler cases: an Inline function for an external compiler is
+// not spliced; its caller calls a copy of its own (Relay's call of the function
+// literal, written as the relay builder writes one: @<caller>_fn). When that caller
+// is itself inlined, the literal follows it into @main; @h and @g are deleted.
+// CHECK-LABEL: builtin.module
+// CHECK-NOT:     func.func @h(
+// CHECK-NOT:     func.func @g(
+// CHECK:         func.func @main_fn(%a: tensor<2xf32>) -> tensor<2xf32> attributes {relay.inline, Compiler = "dnnl"} {
+// CHECK-NEXT:      %0 = relay.negative %a
+// CHECK:         func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+// CHECK-NEXT:      %0 = func.call @main_fn(%x)
+// CHECK-NEXT:      %1 = relay.add %x, %0
+// CHECK-NEXT:      func.return %1
+// CHECK-NOT:     func.func
+func.func @h(%a: tensor<2xf32>) -> tensor<2xf32> attributes {relay.inline, Compiler = "dnnl"} {
+  %0 = relay.negative %a : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+func.func @g(%a: tensor<2xf32>) -> tensor<2xf32> attributes {relay.inline} {
+  %0 = func.call @h(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = relay.add %a, %0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %1 : tensor<2xf32>
+}
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = func.call @g(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}

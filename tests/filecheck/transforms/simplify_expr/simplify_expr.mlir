@@ -413,3 +413,25 @@ func.func @float_clip_to_int_chain(%x: tensor<4xf32>) -> tensor<4xi32> {
   %3 = relay.cast %2 {dtype = i32} : (tensor<4xi16>) -> tensor<4xi32>
   func.return %3 : tensor<4xi32>
 }
+
+// -----
+
+// argmax of a dequantize with a positive scale: the op on the integers; a negative
+// scale (the order reverses) keeps the dequantize.
+// CHECK-LABEL: func.func @argmax_of_dequantize
+// CHECK-NEXT:    %[[A:.*]] = relay.argmax %x {axis = array<i64: 1>} : (tensor<2x5xi8>) -> tensor<2xi32>
+// CHECK-NEXT:    %[[S:.*]] = relay.constant dense<-2.000000e+00>
+// CHECK-NEXT:    %[[Z:.*]] = relay.constant dense<0>
+// CHECK-NEXT:    %[[D:.*]] = relay.qnn.dequantize %x, %[[S]], %[[Z]]
+// CHECK-NEXT:    %[[B:.*]] = relay.argmin %[[D]]
+func.func @argmax_of_dequantize(%x: tensor<2x5xi8>) -> (tensor<2xi32>, tensor<2xi32>) {
+  %s = relay.constant dense<2.0> : tensor<f32>
+  %z = relay.constant dense<3> : tensor<i32>
+  %d = relay.qnn.dequantize %x, %s, %z : (tensor<2x5xi8>, tensor<f32>, tensor<i32>) -> tensor<2x5xf32>
+  %a = relay.argmax %d {axis = array<i64: 1>} : (tensor<2x5xf32>) -> tensor<2xi32>
+  %n = relay.constant dense<-2.0> : tensor<f32>
+  %z2 = relay.constant dense<0> : tensor<i32>
+  %d2 = relay.qnn.dequantize %x, %n, %z2 : (tensor<2x5xi8>, tensor<f32>, tensor<i32>) -> tensor<2x5xf32>
+  %b = relay.argmin %d2 {axis = array<i64: 1>} : (tensor<2x5xf32>) -> tensor<2xi32>
+  func.return %a, %b : tensor<2xi32>, tensor<2xi32>
+}
