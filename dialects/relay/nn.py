@@ -692,13 +692,12 @@ class Conv2DOp(ConvOp):
             return None
         if i % block or o % blocks[1]:
             return None
+        # Relay keeps ``out_layout`` as it was (""): the data's layout, which is
+        # the output's when the blocks agree
+        out = "" if blocks[1] == block else f"NCHW{blocks[1]}c"
         return self.layout_variant(
             Conv2DNCHWcOp,
-            {
-                "data_layout": data,
-                "kernel_layout": kernel,
-                "out_layout": f"NCHW{blocks[1]}c",
-            },
+            {"data_layout": data, "kernel_layout": kernel, "out_layout": out},
         )
 
     def alter_layout(

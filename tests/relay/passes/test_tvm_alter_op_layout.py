@@ -184,3 +184,40 @@ def test_blocked_conv2d_with_a_wrong_block_is_a_type_error():
     y = relay.nn.conv2d(x, w, data_layout="NCHW16c", kernel_layout="OIHW16i16o")
     with pytest.raises(relay.BuildError, match="sub-axis '16c' has extent 8"):
         transform.InferTypeLocal(y)
+
+
+def test_strided_slice_with_axes_follows_a_blocked_channel_axis():
+    """A hook blocking an NHWC convolution's channels by 4: a slice of channels
+    8..16 with ``axes`` becomes blocks 2..4, its whole-batch entry kept."""
+
+    def alter_conv2d(attrs: Any, inputs: Any, tinfos: Any, out_type: Any) -> Any:
+        data, weight = inputs
+        return relay.nn.conv2d(data, weight, **{**dict(attrs), "data_layout": "NHWC4c"})
+
+    def conv(x: Any, w: Any, layout: str) -> Any:
+        return relay.nn.conv2d(
+            x, w, channels=16, padding=(1, 1), data_layout=layout, kernel_layout="HWIO"
+        )
+
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 8, 8, 16))
+        w = relay.var("w", shape=(3, 3, 16, 16))
+        y = relay.strided_slice(
+            conv(x, w, "NHWC"), begin=[0, 8], end=[1, 16], strides=[1, 1], axes=[0, 3]
+        )
+        return relay.Function([x, w], y)
+
+    def expected() -> Any:
+        x = relay.var("x", shape=(1, 8, 8, 16))
+        w = relay.var("w", shape=(3, 3, 16, 16))
+        y = conv(relay.layout_transform(x, "NHWC", "NHWC4c"), w, "NHWC4c")
+        y = relay.strided_slice(
+            y, begin=[0, 2], end=[1, 4], strides=[1, 1], axes=[0, 3]
+        )
+        y = relay.layout_transform(y, "NHWC4c", "NHWC")
+        return relay.Function([x, w], y)
+
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", alter_conv2d):
+        a = run_opt_pass(before(), transform.AlterOpLayout())
+    b = run_opt_pass(expected(), transform.InferType())
+    assert_structural_equal(a, b)

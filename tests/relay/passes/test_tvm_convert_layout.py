@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from xrelay import relay
 from xrelay.ir import assert_structural_equal
 from xrelay.relay import analysis, transform
@@ -262,3 +264,86 @@ def test_infer_layout_hook_returning_undefined_layouts():
         )(relay.IRModule.from_expr(fn))
     assert asked
     assert mod["main"].ret_type == relay.TensorType((1, 56, 56, 64), "float32")
+
+
+@pytest.mark.parametrize(
+    ("data_layout", "kernel_layout"), [("NCHW1c", "OIHW1i1o"), ("NCHW4c", "OIHW4i4o")]
+)
+def test_small_resnet_block_to_blocked_channels(data_layout: str, kernel_layout: str):
+    """A stem convolution (3 channels: only a block of 1 divides them), a max pool,
+    two branches added and a global max pool, converted to ``NCHW{x}c``: the
+    convolutions become ``contrib_conv2d_NCHWc`` keeping ``out_layout`` empty, the
+    pools and the add follow the blocked layout."""
+    x = relay.var("x", shape=(1, 3, 16, 16))
+    w1 = relay.var("w1", shape=(8, 3, 3, 3))
+    w2 = relay.var("w2", shape=(8, 8, 3, 3))
+    w3 = relay.var("w3", shape=(8, 8, 1, 1))
+
+    def before() -> Any:
+        y = relay.nn.conv2d(x, w1, strides=(2, 2), padding=(1, 1), channels=8)
+        y = relay.nn.max_pool2d(relay.nn.relu(y), pool_size=(2, 2), strides=(2, 2))
+        a = relay.nn.relu(relay.nn.conv2d(y, w2, padding=(1, 1), channels=8))
+        b = relay.nn.relu(relay.nn.conv2d(y, w3, channels=8))
+        return relay.Function([x, w1, w2, w3], relay.nn.global_max_pool2d(a + b))
+
+    def blocked(data: Any, w: Any, **attrs: Any) -> Any:
+        return relay.nn.contrib_conv2d_nchwc(
+            data,
+            relay.layout_transform(w, "OIHW", kernel_layout),
+            channels=8,
+            data_layout=data_layout,
+            kernel_layout=kernel_layout,
+            **attrs,
+        )
+
+    def expected() -> Any:
+        if data_layout == "NCHW1c":
+            xt = relay.layout_transform(x, "NCHW", data_layout)
+            y = blocked(xt, w1, strides=(2, 2), padding=(1, 1))
+            y = relay.nn.max_pool2d(
+                relay.nn.relu(y), pool_size=(2, 2), strides=(2, 2), layout=data_layout
+            )
+        else:
+            y = relay.nn.conv2d(x, w1, strides=(2, 2), padding=(1, 1), channels=8)
+            y = relay.nn.max_pool2d(relay.nn.relu(y), pool_size=(2, 2), strides=(2, 2))
+            y = relay.layout_transform(y, "NCHW", data_layout)
+        a = relay.nn.relu(blocked(y, w2, padding=(1, 1)))
+        b = relay.nn.relu(blocked(y, w3))
+        out = relay.nn.global_max_pool2d(a + b, layout=data_layout)
+        out = relay.layout_transform(out, data_layout, "NCHW")
+        return relay.Function([x, w1, w2, w3], out)
+
+    check(before(), expected(), {"nn.conv2d": [data_layout, kernel_layout]})
+
+
+def test_strided_slice_with_axes_keeps_every_given_axis():
+    """A slice with ``axes`` whose entry covers a whole axis (the batch of 1) keeps
+    that entry; the axes are renumbered for the new layout."""
+
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 8, 8, 16))
+        w = relay.var("w", shape=(3, 3, 16, 16))
+        y = relay.nn.conv2d(
+            x, w, channels=16, padding=(1, 1), data_layout="NHWC", kernel_layout="HWIO"
+        )
+        y = relay.strided_slice(
+            y, begin=[0, 4], end=[1, 20], strides=[1, 1], axes=[0, 3]
+        )
+        return relay.Function([x, w], y)
+
+    def expected() -> Any:
+        x = relay.var("x", shape=(1, 8, 8, 16))
+        w = relay.var("w", shape=(3, 3, 16, 16))
+        y = relay.nn.conv2d(
+            relay.layout_transform(x, "NHWC", "NCHW"),
+            relay.layout_transform(w, "HWIO", "OIHW"),
+            channels=16,
+            padding=(1, 1),
+        )
+        y = relay.strided_slice(
+            y, begin=[0, 4], end=[1, 20], strides=[1, 1], axes=[0, 1]
+        )
+        y = relay.layout_transform(y, "NCHW", "NHWC")
+        return relay.Function([x, w], y)
+
+    check(before(), expected(), {"nn.conv2d": ["NCHW", "default"]})
