@@ -137,7 +137,8 @@ def test_register_infer_correct_layout():
         return None  # relu cannot adapt: it gets its input back in NCHW
 
     def follow(attrs: Any, new_in: Any, old_in: Any, types: Any) -> Any:
-        layout = new_in[0] if new_in[0] is not None else old_in[0]
+        # the first call has no new layouts (None), as in TVM
+        layout = new_in[0] if new_in else old_in[0]
         return relay.op.InferCorrectLayoutOutput([layout], [layout], attrs)
 
     desired = {"nn.conv2d": ["NHWC", "default"]}

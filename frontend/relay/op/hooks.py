@@ -203,7 +203,7 @@ def run_infer_hook(
     """Call a TVM-style ``FInferCorrectLayout`` function for ``op``."""
     out = fn(
         _attrs(op),
-        list(new) if new is not None else [None] * len(old),
+        list(new) if new is not None else None,
         list(old),
         [from_ir(t) for t in types],
     )

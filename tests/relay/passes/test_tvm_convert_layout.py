@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from xrelay import relay
-from xrelay.ir import assert_structural_equal
+from xrelay.ir import TempOpAttr, assert_structural_equal
 from xrelay.relay import analysis, transform
 
 
@@ -347,3 +347,32 @@ def test_strided_slice_with_axes_keeps_every_given_axis():
         return relay.Function([x, w], y)
 
     check(before(), expected(), {"nn.conv2d": ["NCHW", "default"]})
+
+
+def test_relu_rule_written_as_relay_does_sees_no_new_layouts_first():
+    """A registered ``FInferCorrectLayout`` that asks ``if new_in_layouts:`` (the
+    first call has none: ``None``, as in Relay) makes relu follow the converted
+    convolution, exactly like the built-in rule."""
+    calls: list[bool] = []
+
+    def follow(attrs: Any, new_in: Any, old_in: Any, types: Any) -> Any:
+        calls.append(bool(new_in))
+        layout = new_in[0] if new_in else next(x for x in old_in if x)
+        return relay.op.InferCorrectLayoutOutput(
+            [layout] * len(old_in), [layout], attrs
+        )
+
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 8, 6, 6))
+        w = relay.var("w", shape=(8, 8, 3, 3))
+        y = relay.nn.conv2d(x, w, channels=8, padding=(1, 1))
+        y = relay.nn.max_pool2d(relay.nn.relu(y), pool_size=(2, 2))
+        return relay.Function([x, w], relay.nn.batch_flatten(y))
+
+    desired = {"nn.conv2d": ["NHWC", "default"], "nn.max_pool2d": ["NHWC"]}
+    plain = run_opt_pass(before(), transform.ConvertLayout(desired))
+    with TempOpAttr("nn.relu", "FInferCorrectLayout", follow):
+        hooked = run_opt_pass(before(), transform.ConvertLayout(desired))
+    assert calls[:2] == [False, True]
+    assert_structural_equal(hooked, plain)
+    assert plain.astext(fmt="relay").count("layout_transform") == 3
