@@ -33,6 +33,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xrelay.dialects.relay import OPS_BY_NAME, frontend_calls
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.layout import Layout
+from xrelay.dialects.relay.layout_rules import Replacement
 from xrelay.dialects.relay.op_attrs import CONVERT_OP_LAYOUT, get_op_attr
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
 from xrelay.transforms._layout_rewrite import LayoutRewriter
@@ -122,7 +123,7 @@ def convert_layout(func: FuncOp, desired: DesiredLayouts | str) -> bool:
     """Convert the layouts of one function in place; True if it changed."""
     table = check_desired_layouts(desired)
 
-    def hook(op: RelayOp, types: Sequence[Attribute]) -> RelayOp | None:
+    def hook(op: RelayOp, types: Sequence[Attribute]) -> RelayOp | Replacement | None:
         layouts = table.get(type(op))
         if layouts is None:
             return None

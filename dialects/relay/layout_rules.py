@@ -29,10 +29,16 @@ larger one, ...).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.relay.layout import Layout, LayoutAxis
+
+if TYPE_CHECKING:
+    from xrelay.dialects.relay.base import RelayOp
 
 MaybeLayout = Layout | None
 """A layout, or ``None`` when it is unknown (Relay's undefined layout)."""
@@ -54,6 +60,23 @@ class InferredLayouts:
     def __post_init__(self) -> None:
         self.inputs = tuple(self.inputs)
         self.outputs = tuple(self.outputs)
+
+
+OperandBuilder = Callable[[Sequence[SSAValue]], tuple[list[Operation], list[SSAValue]]]
+"""Computes a replacement's operands from the original op's operands: the new ops
+(detached, in order) and one value per operand of the replacement."""
+
+
+@dataclass
+class Replacement:
+    """A layout hook's replacement whose operands are computed from the original
+    operands (Relay's hooks may return ``conv2d(data, weight * 2)``): ``op`` is the
+    detached replacement, ``operands`` builds its operands from the original ones as
+    their producers give them. Operand ``k`` of the replacement stands where operand
+    ``k`` of the original stood (same layouts), as in Relay's rewriter."""
+
+    op: RelayOp
+    operands: OperandBuilder
 
 
 SCALAR = Layout(())

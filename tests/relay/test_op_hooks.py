@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from xrelay import relay
@@ -88,6 +89,22 @@ def test_hook_returning_a_bigger_expression_is_a_clear_error():
     with (
         TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", wrap),
         pytest.raises(ValueError, match="one op by one op"),
+    ):
+        run(before(), transform.AlterOpLayout())
+
+
+def test_hook_argument_that_does_not_build_is_a_clear_error():
+    def bad(attrs: Any, inputs: Any, tinfos: Any, out_type: Any) -> Any:
+        data, weight = inputs
+        return relay.nn.conv2d(
+            data, weight + relay.const(np.ones((5,), "float32")), **attrs
+        )
+
+    with (
+        TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", bad),
+        pytest.raises(
+            Exception, match="layout hook of relay.nn.conv2d returned arguments"
+        ),
     ):
         run(before(), transform.AlterOpLayout())
 

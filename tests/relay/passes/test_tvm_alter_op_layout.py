@@ -7,8 +7,11 @@ around it), test_alter_return_none (a hook returning None keeps the op),
 test_alter_layout (the CPU policy under ``Target("llvm")``: blocked NCHWc conv, the
 relu following the blocked layout, one transform back at the end), a non-CPU target
 leaves the program alone, test_alter_layout_dense (dense_pack).
-Out of scope: hooks returning several ops (xrelay's rewriter replaces one op by one
-op: a clear LayoutHookError), QNN, conv3d/conv1d, ``topi`` x86 schedules' exact
+test_alter_op / test_alter_op_with_global_var (a hook computing an argument from an
+input: ``conv2d(data, weight * 2)``), strided_slice with ``axes`` following a blocked
+channel axis.
+Out of scope: hooks returning a bigger expression than one op (xrelay's rewriter
+replaces one op by one op: a clear LayoutHookError), QNN, conv3d/conv1d, ``topi`` x86 schedules' exact
 block sizes (xrelay's come from lowering/cpu_layout.py).
 """
 
@@ -221,3 +224,32 @@ def test_strided_slice_with_axes_follows_a_blocked_channel_axis():
         a = run_opt_pass(before(), transform.AlterOpLayout())
     b = run_opt_pass(expected(), transform.InferType())
     assert_structural_equal(a, b)
+
+
+def test_hook_computing_an_argument_from_an_input():
+    """The hook returns ``conv2d(data, weight * 0.5)``: the multiply is built before
+    the convolution, in a function called from main as in a module with a global."""
+
+    def halve_weight(attrs: Any, inputs: Any, tinfos: Any, out_type: Any) -> Any:
+        data, weight = inputs
+        return relay.nn.conv2d(data, weight * relay.const(0.5), **attrs)
+
+    def body(weight_scale: float | None) -> Any:
+        x = relay.var("x", shape=(1, 4, 6, 6))
+        w = relay.var("w", shape=(4, 4, 3, 3))
+        wv = w if weight_scale is None else relay.multiply(w, relay.const(weight_scale))
+        y = relay.nn.conv2d(x, wv, channels=4, kernel_size=(3, 3), padding=(1, 1))
+        return relay.Function([x, w], relay.nn.relu(y))
+
+    def module(weight_scale: float | None) -> Any:
+        mod = relay.IRModule()
+        foo = relay.GlobalVar("foo")
+        mod[foo] = body(weight_scale)
+        x = relay.var("x", shape=(1, 4, 6, 6))
+        w = relay.var("w", shape=(4, 4, 3, 3))
+        mod["main"] = relay.Function([x, w], foo(x, w))
+        return transform.InferType()(mod)
+
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", halve_weight):
+        after = transform.AlterOpLayout()(module(None))
+    assert_structural_equal(after, module(0.5))
