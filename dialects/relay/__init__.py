@@ -42,6 +42,8 @@ from xrelay.dialects.relay.qnn import *  # noqa: F403
 from xrelay.dialects.relay.qnn import QNN_OPS
 from xrelay.dialects.relay.reduce import *  # noqa: F403
 from xrelay.dialects.relay.reduce import REDUCE_OPS
+from xrelay.dialects.relay.resize import *  # noqa: F403
+from xrelay.dialects.relay.resize import RESIZE_OPS
 from xrelay.dialects.relay.structural import *  # noqa: F403
 from xrelay.dialects.relay.structural import (
     FUNCTION_ATTRIBUTES as FUNCTION_ATTRIBUTES,
@@ -86,6 +88,7 @@ ALL_OPS: list[type[RelayOp]] = [
     *ALGORITHM_OPS,
     *LINALG_OPS,
     *IMAGE_OPS,
+    *RESIZE_OPS,
     *VISION_OPS,
     *QNN_OPS,
 ]

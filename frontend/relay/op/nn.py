@@ -275,6 +275,37 @@ def avg_pool2d(
     )
 
 
+def _scale_value(value: object, what: str) -> float:
+    """A static upsampling scale: a number or a constant (TVM makes a constant scale
+    static too)."""
+    if isinstance(value, Constant):
+        return float(value.data.reshape(-1)[0])
+    if isinstance(value, Expr):
+        raise TypeError(f"{what} must be static (a number or a constant)")
+    return float(cast(float, value))
+
+
+def upsampling(
+    data: ExprLike,
+    scale_h: float | Expr = 1,
+    scale_w: float | Expr = 1,
+    layout: str = "NCHW",
+    method: str = "nearest_neighbor",
+    align_corners: bool = False,
+) -> Call:
+    """``data`` scaled by ``scale_h`` x ``scale_w`` on its H and W axes
+    (``nearest_neighbor`` or ``bilinear``)."""
+    return call(
+        "nn.upsampling",
+        [data],
+        scale_h=_scale_value(scale_h, "scale_h"),
+        scale_w=_scale_value(scale_w, "scale_w"),
+        layout=layout,
+        method=method,
+        align_corners=align_corners,
+    )
+
+
 def global_max_pool2d(
     data: ExprLike, layout: str = "NCHW", out_layout: str = ""
 ) -> Call:
@@ -509,4 +540,5 @@ __all__ = [
     "prelu",
     "relu",
     "softmax",
+    "upsampling",
 ]

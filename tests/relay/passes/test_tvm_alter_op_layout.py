@@ -253,3 +253,38 @@ def test_hook_computing_an_argument_from_an_input():
     with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", halve_weight):
         after = transform.AlterOpLayout()(module(None))
     assert_structural_equal(after, module(0.5))
+
+
+@pytest.mark.parametrize("scale", [2, relay.const(2.0)])
+def test_upsampling_and_pool_follow_a_blocked_convolution(scale: Any):
+    """A hook blocking the convolution's channels by 4: upsampling (its scale a
+    number or a constant) and the average pool after it work in ``NCHW4c``."""
+
+    def block(attrs: Any, inputs: Any, tinfos: Any, out_type: Any) -> Any:
+        return relay.nn.conv2d(*inputs, **{**dict(attrs), "data_layout": "NCHW4c"})
+
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 8, 5, 5))
+        w = relay.var("w", shape=(8, 8, 3, 3))
+        y = relay.nn.conv2d(x, w, channels=8, kernel_size=(3, 3), padding=(1, 1))
+        y = relay.nn.upsampling(y, scale_h=scale, scale_w=scale)
+        return relay.Function([x, w], relay.nn.avg_pool2d(y, pool_size=(2, 2)))
+
+    def expected() -> Any:
+        x = relay.var("x", shape=(1, 8, 5, 5))
+        w = relay.var("w", shape=(8, 8, 3, 3))
+        y = relay.nn.conv2d(
+            relay.layout_transform(x, "NCHW", "NCHW4c"),
+            w,
+            channels=8,
+            kernel_size=(3, 3),
+            padding=(1, 1),
+            data_layout="NCHW4c",
+        )
+        y = relay.nn.upsampling(y, scale_h=2, scale_w=2, layout="NCHW4c")
+        y = relay.nn.avg_pool2d(y, pool_size=(2, 2), layout="NCHW4c")
+        return relay.Function([x, w], relay.layout_transform(y, "NCHW4c", "NCHW"))
+
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", block):
+        a = run_opt_pass(before(), transform.AlterOpLayout())
+    assert_structural_equal(a, run_opt_pass(expected(), transform.InferType()))

@@ -376,3 +376,46 @@ def test_relu_rule_written_as_relay_does_sees_no_new_layouts_first():
     assert calls[:2] == [False, True]
     assert_structural_equal(hooked, plain)
     assert plain.astext(fmt="relay").count("layout_transform") == 3
+
+
+@pytest.mark.parametrize(("src", "dst"), [("NCHW", "NHWC"), ("NHWC", "NCHW")])
+def test_resize2d_named_in_the_desired_layouts(src: str, dst: str):
+    shape = {"NCHW": (1, 3, 4, 5), "NHWC": (1, 4, 5, 3)}[src]
+
+    def before() -> Any:
+        x = relay.var("x", shape=shape)
+        return relay.Function([x], relay.image.resize2d(x, (6, 6), layout=src))
+
+    def expected() -> Any:
+        x = relay.var("x", shape=shape)
+        y = relay.image.resize2d(
+            relay.layout_transform(x, src, dst), (6, 6), layout=dst
+        )
+        return relay.Function([x], relay.layout_transform(y, dst, src))
+
+    check(before(), expected(), {"image.resize2d": [dst]})
+
+
+def test_resize2d_follows_a_converted_convolution():
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 6, 6, 8))
+        w = relay.var("w", shape=(3, 3, 8, 8))
+        y = relay.nn.conv2d(
+            x, w, channels=8, padding=(1, 1), data_layout="NHWC", kernel_layout="HWIO"
+        )
+        y = relay.image.resize2d(y, (12, 12), layout="NHWC", method="nearest_neighbor")
+        return relay.Function([x, w], y)
+
+    def expected() -> Any:
+        x = relay.var("x", shape=(1, 6, 6, 8))
+        w = relay.var("w", shape=(3, 3, 8, 8))
+        y = relay.nn.conv2d(
+            relay.layout_transform(x, "NHWC", "NCHW"),
+            relay.layout_transform(w, "HWIO", "OIHW"),
+            channels=8,
+            padding=(1, 1),
+        )
+        y = relay.image.resize2d(y, (12, 12), layout="NCHW", method="nearest_neighbor")
+        return relay.Function([x, w], relay.layout_transform(y, "NCHW", "NHWC"))
+
+    check(before(), expected(), {"nn.conv2d": ["NCHW", "default"]})
