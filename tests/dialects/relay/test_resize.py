@@ -67,7 +67,8 @@ def test_linear_align_corners_keeps_the_corners():
     )
     ref = linear_reference(x[0, 0], 5, 7, lambda o, n, m: o * (n - 1) / (m - 1))
     np.testing.assert_allclose(out[0, 0], ref, rtol=1e-6)
-    assert out[0, 0, 0, 0] == 0 and out[0, 0, -1, -1] == 11
+    assert out[0, 0, 0, 0] == 0
+    assert out[0, 0, -1, -1] == 11
 
 
 def test_nearest_upsampling_repeats_pixels_in_any_layout():

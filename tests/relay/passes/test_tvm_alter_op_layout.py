@@ -288,3 +288,66 @@ def test_upsampling_and_pool_follow_a_blocked_convolution(scale: Any):
     with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", block):
         a = run_opt_pass(before(), transform.AlterOpLayout())
     assert_structural_equal(a, run_opt_pass(expected(), transform.InferType()))
+
+
+def test_two_outputs_with_untyped_weights_one_back_in_the_old_layout():
+    """Weights without types (InferType solves them from ``channels`` and
+    ``kernel_size``) and a tuple of two results: the branch through another blocked
+    convolution stays blocked until the end, the one through ``batch_flatten``
+    goes back to NCHW first."""
+
+    def block(attrs: Any, inputs: Any, tinfos: Any, out_type: Any) -> Any:
+        return relay.nn.conv2d(*inputs, **{**dict(attrs), "data_layout": "NCHW4c"})
+
+    def body(layout: str | None) -> Any:
+        x = relay.var("x", shape=(1, 8, 5, 5))
+        w1, w2 = relay.var("w1"), relay.var("w2")
+        attrs: dict[str, Any] = {
+            "channels": 8,
+            "kernel_size": (3, 3),
+            "padding": (1, 1),
+        }
+        if layout is None:
+            y = relay.nn.relu(relay.nn.conv2d(x, w1, **attrs))
+            a = relay.nn.relu(relay.nn.conv2d(y, w2, **attrs))
+            b = relay.nn.batch_flatten(y)
+        else:
+            xt = relay.layout_transform(x, "NCHW", layout)
+            y = relay.nn.relu(relay.nn.conv2d(xt, w1, data_layout=layout, **attrs))
+            a = relay.nn.relu(relay.nn.conv2d(y, w2, data_layout=layout, **attrs))
+            a = relay.layout_transform(a, layout, "NCHW")
+            b = relay.nn.batch_flatten(relay.layout_transform(y, layout, "NCHW"))
+        return relay.Function([x, w1, w2], relay.Tuple([a, b]))
+
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", block):
+        a = run_opt_pass(body(None), transform.AlterOpLayout())
+    assert_structural_equal(a, run_opt_pass(body("NCHW4c"), transform.InferType()))
+
+
+def test_prelu_with_an_untyped_alpha_after_a_blocked_convolution():
+    """InferType gives the untyped ``alpha`` the data's channel count; prelu's
+    channel axis is split in the blocked layout, so the value goes back to NCHW
+    before it."""
+
+    def block(attrs: Any, inputs: Any, tinfos: Any, out_type: Any) -> Any:
+        return relay.nn.conv2d(*inputs, **{**dict(attrs), "data_layout": "NCHW4c"})
+
+    def body(blocked: bool) -> Any:
+        x = relay.var("x", shape=(1, 8, 5, 5))
+        w, alpha = relay.var("w"), relay.var("alpha")
+        attrs: dict[str, Any] = {
+            "channels": 8,
+            "kernel_size": (3, 3),
+            "padding": (1, 1),
+        }
+        if not blocked:
+            y = relay.nn.prelu(relay.nn.conv2d(x, w, **attrs), alpha)
+            return relay.Function([x, w, alpha], y)
+        xt = relay.layout_transform(x, "NCHW", "NCHW4c")
+        y = relay.nn.conv2d(xt, w, data_layout="NCHW4c", **attrs)
+        y = relay.layout_transform(y, "NCHW4c", "NCHW")
+        return relay.Function([x, w, alpha], relay.nn.prelu(y, alpha))
+
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", block):
+        a = run_opt_pass(body(False), transform.AlterOpLayout())
+    assert_structural_equal(a, run_opt_pass(body(True), transform.InferType()))
