@@ -239,7 +239,8 @@ def broadcast_layouts(
     the layout of the operand of higher rank. Then, when the producers changed layout,
     the smaller operand is transformed like the larger one (see
     :func:`try_transform_like` and :func:`adjust_subordinate_factors`), so that both
-    still broadcast.
+    still broadcast; a smaller operand of one element (``[1]``, ``[1, 1]``) is kept
+    as it is.
     """
     if len(old) != 2 or len(shapes) != 2:
         return None
@@ -275,7 +276,11 @@ def broadcast_layouts(
     if target is None:
         return None
     ins = [news[large], news[large]]
-    ins[small] = adjust_subordinate_factors(target, layouts[small], shapes[small])
+    if shapes[small] and all(d == 1 for d in shapes[small]):
+        # one element: it broadcasts against any layout as it is (Relay keeps it)
+        ins[small] = layouts[small]
+    else:
+        ins[small] = adjust_subordinate_factors(target, layouts[small], shapes[small])
     return InferredLayouts(tuple(ins), (news[old_large],))
 
 

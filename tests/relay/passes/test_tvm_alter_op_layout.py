@@ -351,3 +351,46 @@ def test_prelu_with_an_untyped_alpha_after_a_blocked_convolution():
     with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", block):
         a = run_opt_pass(body(False), transform.AlterOpLayout())
     assert_structural_equal(a, run_opt_pass(body(True), transform.InferType()))
+
+
+def test_one_element_operands_broadcast_without_transforms():
+    """After a blocked NHWC convolution, a per-channel bias is expanded and blocked,
+    but multipliers of one element (``[1]``, ``[1, 1]``) are used as they are."""
+
+    def block(attrs: Any, inputs: Any, tinfos: Any, out_type: Any) -> Any:
+        return relay.nn.conv2d(*inputs, **{**dict(attrs), "data_layout": "NCHW4c"})
+
+    def params() -> list[Any]:
+        return [
+            relay.var("x", shape=(1, 6, 6, 8)),
+            relay.var("k", shape=(3, 3, 8, 8)),
+            relay.var("bias", shape=(8,)),
+            relay.var("m1", shape=(1,)),
+            relay.var("m2", shape=(1, 1)),
+        ]
+
+    def before() -> Any:
+        x, k, bias, m1, m2 = params()
+        y = relay.nn.conv2d(
+            x, k, kernel_size=(3, 3), data_layout="NHWC", kernel_layout="HWIO"
+        )
+        y = relay.nn.relu(bias + y) * m1 * m2
+        return relay.Function([x, k, bias, m1, m2], y)
+
+    def expected() -> Any:
+        x, k, bias, m1, m2 = params()
+        y = relay.nn.conv2d(
+            relay.layout_transform(x, "NHWC", "NCHW4c"),
+            k,
+            kernel_size=(3, 3),
+            data_layout="NCHW4c",
+            kernel_layout="HWIO",
+        )
+        b = relay.layout_transform(relay.expand_dims(bias, 0, 3), "NHWC", "NCHW4c")
+        y = relay.nn.relu(b + y) * m1 * m2
+        y = relay.layout_transform(y, "NCHW4c", "NHWC")
+        return relay.Function([x, k, bias, m1, m2], y)
+
+    with TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", block):
+        a = run_opt_pass(before(), transform.AlterOpLayout())
+    assert_structural_equal(a, run_opt_pass(expected(), transform.InferType()))
