@@ -419,3 +419,60 @@ def test_resize2d_follows_a_converted_convolution():
         return relay.Function([x, w], relay.layout_transform(y, "NCHW", "NHWC"))
 
     check(before(), expected(), {"nn.conv2d": ["NCHW", "default"]})
+
+
+def test_topk_follows_a_converted_convolution_with_both_results():
+    def conv(x: Any, w: Any, nhwc: bool) -> Any:
+        if nhwc:
+            return relay.nn.conv2d(
+                x,
+                w,
+                channels=8,
+                padding=(1, 1),
+                data_layout="NHWC",
+                kernel_layout="HWIO",
+            )
+        return relay.nn.conv2d(x, w, channels=8, padding=(1, 1))
+
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 6, 6, 8))
+        w = relay.var("w", shape=(3, 3, 8, 8))
+        y = relay.topk(conv(x, w, True), k=2, axis=2).astuple()
+        return relay.Function([x, w], y)
+
+    def expected() -> Any:
+        x = relay.var("x", shape=(1, 6, 6, 8))
+        w = relay.var("w", shape=(3, 3, 8, 8))
+        xt = relay.layout_transform(x, "NHWC", "NCHW")
+        wt = relay.layout_transform(w, "HWIO", "OIHW")
+        t = relay.topk(conv(xt, wt, False), k=2, axis=3).astuple()
+        out = relay.Tuple(
+            [
+                relay.layout_transform(relay.TupleGetItem(t, i), "NCHW", "NHWC")
+                for i in range(2)
+            ]
+        )
+        return relay.Function([x, w], out)
+
+    check(before(), expected(), {"nn.conv2d": ["NCHW", "default"]})
+
+
+def test_topk_along_a_split_axis_takes_the_original_layout():
+    """Converted to NCHW4c, a topk along the channels cannot follow: it gets its
+    data back in NCHW."""
+
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 8, 4, 4))
+        w = relay.var("w", shape=(8, 8, 1, 1))
+        y = relay.topk(
+            relay.nn.conv2d(x, w, channels=8), k=1, axis=1, ret_type="values"
+        )
+        return relay.Function([x, w], y)
+
+    a = run_opt_pass(
+        before(), transform.ConvertLayout({"nn.conv2d": ["NCHW4c", "OIHW4i4o"]})
+    )
+    text = a.astext(fmt="relay")
+    assert 'src_layout="NCHW4c", dst_layout="NCHW"' in text
+    assert text.index("contrib_conv2d_NCHWc") < text.index("topk")
+    assert "axis=1" in text
