@@ -522,6 +522,7 @@ class Conv2DOp(ConvOp):
     name = "relay.nn.conv2d"
     kernel_layout = str_prop("OIHW")
     DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data", "kernel")
+    IS_LAYER: ClassVar[bool] = True
 
     def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
         """``qnn.conv2d``: the weight per-tensor or per output channel."""

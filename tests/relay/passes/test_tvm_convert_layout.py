@@ -476,3 +476,42 @@ def test_topk_along_a_split_axis_takes_the_original_layout():
     assert 'src_layout="NCHW4c", dst_layout="NCHW"' in text
     assert text.index("contrib_conv2d_NCHWc") < text.index("topk")
     assert "axis=1" in text
+
+
+def test_layout_config_skips_the_listed_convolutions():
+    """``LayoutConfig(skip_layers=[0])``: the first convolution keeps NHWC, the
+    second is converted to HWNC (its default kernel HWOI) and its input follows."""
+
+    def conv(x: Any, w: Any, data: str, kernel: str) -> Any:
+        return relay.nn.conv2d(
+            x, w, channels=8, padding=(1, 1), data_layout=data, kernel_layout=kernel
+        )
+
+    def params() -> list[Any]:
+        return [
+            relay.var("x", shape=(1, 6, 6, 8)),
+            relay.var("w1", shape=(3, 3, 8, 8)),
+            relay.var("w2", shape=(3, 3, 8, 8)),
+        ]
+
+    def before() -> Any:
+        x, w1, w2 = params()
+        y = relay.nn.relu(conv(x, w1, "NHWC", "HWIO"))
+        return relay.Function([x, w1, w2], relay.nn.relu(conv(y, w2, "NHWC", "HWIO")))
+
+    def expected() -> Any:
+        x, w1, w2 = params()
+        y = relay.nn.relu(conv(x, w1, "NHWC", "HWIO"))
+        y = relay.layout_transform(y, "NHWC", "HWNC")
+        w2t = relay.layout_transform(w2, "HWIO", "HWOI")
+        y = relay.nn.relu(conv(y, w2t, "HWNC", "HWOI"))
+        return relay.Function([x, w1, w2], relay.layout_transform(y, "HWNC", "NHWC"))
+
+    desired = {"nn.conv2d": ["HWNC", "default"]}
+    with transform.LayoutConfig(skip_layers=[0]) as config:
+        assert transform.LayoutConfig.current() is config
+        check(before(), expected(), desired)
+    assert transform.LayoutConfig.current() is None
+    with transform.LayoutConfig(skip_layers=[0, 1]):
+        a = run_opt_pass(before(), transform.ConvertLayout(desired))
+    assert_structural_equal(a, run_opt_pass(before(), transform.InferType()))
