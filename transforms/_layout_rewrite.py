@@ -196,6 +196,7 @@ class LayoutRewriter:
             self.created = None
         if new_op is not op:
             new_op.attributes.update(op.attributes)
+            new_op.location = op.location  # the span of the op it replaces
             _insert_before(new_op, op)
             self.replaced.append(op)
             self.changed = True

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from xrelay import relay
+from xrelay import ir, relay
 from xrelay.ir import TempOpAttr, assert_structural_equal
 from xrelay.relay import analysis, transform
 
@@ -515,3 +515,36 @@ def test_layout_config_skips_the_listed_convolutions():
     with transform.LayoutConfig(skip_layers=[0, 1]):
         a = run_opt_pass(before(), transform.ConvertLayout(desired))
     assert_structural_equal(a, run_opt_pass(before(), transform.InferType()))
+
+
+def test_converted_ops_keep_their_spans():
+    """Calls rebuilt as TVM users do (``relay.Call(c.op, c.args, c.attrs,
+    c.type_args, span)``) keep their spans through the conversion: the converted
+    convolution and the ops following it are located where the originals were."""
+
+    def spanned(call: Any, name: str) -> Any:
+        return relay.Call(
+            call.op, call.args, call.attrs, call.type_args, ir.Span(name, 1, 1, 0, 0)
+        )
+
+    x = relay.var("x", shape=(1, 6, 6, 8))
+    w = relay.var("w", shape=(3, 3, 8, 8))
+    y = relay.nn.conv2d(x, w, channels=8, data_layout="NHWC", kernel_layout="HWIO")
+    assert y.type_args == []
+    y = spanned(y, "SpanConv")
+    y = spanned(relay.nn.relu(y), "SpanRelu")
+    y = spanned(relay.sum(y, axis=(3,), keepdims=True), "SpanSum")
+    a = run_opt_pass(
+        relay.Function([x, w], y),
+        transform.ConvertLayout({"nn.conv2d": ["NCHW", "default"]}),
+    )
+    names: dict[str, str] = {}
+    relay.analysis.post_order_visit(
+        a.body,
+        lambda e: (
+            names.__setitem__(e.op.name, e.span.source_name.name)
+            if isinstance(e, relay.Call) and e.span is not None
+            else None
+        ),
+    )
+    assert names == {"nn.conv2d": "SpanConv", "nn.relu": "SpanRelu", "sum": "SpanSum"}
