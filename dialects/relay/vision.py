@@ -1,7 +1,8 @@
 """Vision ops (Relay's ``vision.*``): ``vision.roi_align``.
 
-``vision.roi_align(data, rois)`` pools each region of interest of ``NCHW`` data to
-``pooled_size``: ``rois`` is ``[R, 5]``, a row ``(batch index, x1, y1, x2, y2)`` in
+``vision.roi_align(data, rois)`` pools each region of interest of ``NCHW`` (or
+``NHWC``: the same, transposed; the kernel runs it as ``NCHW`` between transforms)
+data to ``pooled_size``: ``rois`` is ``[R, 5]``, a row ``(batch index, x1, y1, x2, y2)`` in
 input coordinates scaled by ``spatial_scale`` (Relay's form; the batch index is a
 float holding an integer). Each output bin averages (``mode="avg"``) or takes the
 largest of (``"max"``) ``gh x gw`` bilinear samples at the centres of a regular grid
@@ -56,6 +57,12 @@ from xrelay.dialects.relay.base import (
     tensor,
 )
 from xrelay.dialects.relay.dtypes import astype, is_float
+from xrelay.dialects.relay.layout import Layout
+from xrelay.dialects.relay.layout_rules import (
+    InferredLayouts,
+    LayoutConversionError,
+    MaybeLayout,
+)
 from xrelay.status import index_error
 
 ROI_ALIGN_MODES = ("avg", "max")
@@ -205,6 +212,7 @@ class RoiAlignOp(RelayOp):
     aligned = bool_prop(False)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data", "rois")
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")
@@ -212,9 +220,10 @@ class RoiAlignOp(RelayOp):
         elem = same_elem([x, rois], ["data", "rois"])
         if not is_float(elem):
             raise TypeRelationError(f"data must be a float tensor, got {x}")
-        if get_str(self.layout) != "NCHW":
+        layout = get_str(self.layout)
+        if layout not in ROI_ALIGN_LAYOUTS:
             raise TypeRelationError(
-                f'layout "{get_str(self.layout)}" is not supported (NCHW)'
+                f'layout "{layout}" is not supported (NCHW or NHWC)'
             )
         if get_str(self.mode) not in ROI_ALIGN_MODES:
             raise TypeRelationError(f'unknown mode "{get_str(self.mode)}" (avg or max)')
@@ -225,20 +234,26 @@ class RoiAlignOp(RelayOp):
             )
         xs, rs = x.get_shape(), rois.get_shape()
         if len(xs) != 4:
-            raise TypeRelationError(f"data must be NCHW (rank 4), got {x}")
-        if 0 in xs[2:]:
+            raise TypeRelationError(f"data must be {layout} (rank 4), got {x}")
+        nchw = [xs[layout.index(c)] for c in "NCHW"]
+        if 0 in nchw[2:]:
             raise TypeRelationError(f"data has an empty spatial axis: {x}")
         if len(rs) != 2 or rs[1] not in (5, DYN):
             raise TypeRelationError(
                 f"rois must be [R, 5] (batch index, x1, y1, x2, y2), got {rois}"
             )
-        return [tensor([rs[0], xs[1], *pooled], elem)]
+        out = {"N": rs[0], "C": nchw[1], "H": pooled[0], "W": pooled[1]}
+        return [tensor([out[c] for c in layout], elem)]
 
     def compute(self, *args: Any) -> Any:
         pooled = get_ints(self.pooled_size)
+        nhwc = get_str(self.layout) == "NHWC"
+        data = np.asarray(args[0])
+        if nhwc:
+            data = data.transpose(0, 3, 1, 2)
         with np.errstate(invalid="ignore", over="ignore"):
-            return roi_align(
-                np.asarray(args[0]),
+            out = roi_align(
+                data,
                 np.asarray(args[1]),
                 (pooled[0], pooled[1]),
                 get_float(self.spatial_scale),
@@ -246,6 +261,53 @@ class RoiAlignOp(RelayOp):
                 get_str(self.mode),
                 get_bool(self.aligned),
             )
+        return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if nhwc else out
+
+    def primal_form(
+        self,
+    ) -> tuple[RelayOp, list[tuple[str, str] | None], tuple[str, str] | None] | None:
+        """``NHWC``: the ``NCHW`` op between transforms (what the kernel runs)."""
+        if get_str(self.layout) != "NHWC":
+            return None
+        op = self.layout_variant(updates={"layout": "NCHW"})
+        return op, [("NHWC", "NCHW"), None], ("NCHW", "NHWC")
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``ROIAlignInferCorrectLayout``: the data in the op's ``layout``
+        (whatever its producer gives), the rois as they are; the result in
+        ``layout``."""
+        layout = get_str(self.layout)
+        if layout not in ROI_ALIGN_LAYOUTS:
+            return None
+        data = Layout.parse(layout)
+        return InferredLayouts((data, _ROIS), (data,))
+
+    def convert_layout(
+        self, desired: Sequence[str], operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """Relay's ``convert_roi_align``: ``layout`` becomes ``desired[0]`` (``NCHW``
+        or ``NHWC``); the rois' layout is ``"default"``."""
+        if len(desired) != 2:
+            raise LayoutConversionError(
+                f"{self.name} takes 2 desired layouts (data and rois), got "
+                f"{len(desired)}: {list(desired)}"
+            )
+        if desired[0] not in ROI_ALIGN_LAYOUTS or desired[1] != "default":
+            raise LayoutConversionError(
+                f"{self.name} takes the desired layouts [NCHW or NHWC, 'default'], got "
+                f"{list(desired)}"
+            )
+        return self.layout_variant(updates={"layout": desired[0]})
+
+
+ROI_ALIGN_LAYOUTS = ("NCHW", "NHWC")
+_ROIS = Layout.parse("NC")
+"""The rois' layout in the rules: ``[R, 5]`` rows, never transformed."""
 
 
 VISION_OPS: list[type[RelayOp]] = [RoiAlignOp]

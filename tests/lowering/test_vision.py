@@ -103,3 +103,33 @@ def test_roi_align_bad_batch_index_fails_the_run(b: float):
         interpret(mod, x, rois)
     with pytest.raises(IndexOutOfRangeError, match=message):
         xrelay.build(mod)(x, rois)
+
+
+def test_roi_align_nhwc_is_the_nchw_result_transposed(
+    rng: Gen, check: Check, case: Any
+):
+    """NHWC data runs as NCHW between transforms: the semantics (and the compiled
+    kernel) give the NCHW result transposed."""
+    from xrelay import relay
+    from xrelay.runtime.interpreter import interpret
+
+    x = rng.standard_normal((2, 3, 7, 9)).astype("float32")
+    rois = _rois(rng, 5, 2, -2.0, 10.0).astype("float32")
+    attrs: dict[str, Any] = {
+        "pooled_size": [3, 2],
+        "spatial_scale": 0.5,
+        "sample_ratio": 2,
+    }
+
+    def run(data: np.ndarray, layout: str) -> Any:
+        d = relay.var("d", shape=data.shape)
+        r = relay.var("r", shape=rois.shape)
+        y = relay.vision.roi_align(d, r, layout=layout, **attrs)
+        return interpret(
+            relay.IRModule.from_expr(relay.Function([d, r], y)), data, rois
+        )
+
+    nhwc_x = x.transpose(0, 2, 3, 1).copy()
+    nchw = run(x, "NCHW")
+    np.testing.assert_array_equal(run(nhwc_x, "NHWC"), nchw.transpose(0, 2, 3, 1))
+    check([case(vision.RoiAlignOp, [nhwc_x, rois], {**attrs, "layout": "NHWC"})])

@@ -33,8 +33,8 @@ func.func @f(%x: tensor<2x3x7x9xi32>, %r: tensor<4x5xi32>) -> tensor<4x3x2x3xi32
 // -----
 
 func.func @f(%x: tensor<2x3x7x9xf32>, %r: tensor<4x5xf32>) -> tensor<4x3x2x3xf32> {
-  // CHECK: relay.vision.roi_align: layout "NHWC" is not supported (NCHW)
-  %0 = relay.vision.roi_align %x, %r {pooled_size = array<i64: 2, 3>, spatial_scale = 1.0 : f64, layout = "NHWC"} : (tensor<2x3x7x9xf32>, tensor<4x5xf32>) -> tensor<4x3x2x3xf32>
+  // CHECK: relay.vision.roi_align: layout "HWNC" is not supported (NCHW or NHWC)
+  %0 = relay.vision.roi_align %x, %r {pooled_size = array<i64: 2, 3>, spatial_scale = 1.0 : f64, layout = "HWNC"} : (tensor<2x3x7x9xf32>, tensor<4x5xf32>) -> tensor<4x3x2x3xf32>
   func.return %0 : tensor<4x3x2x3xf32>
 }
 
