@@ -44,6 +44,8 @@ from xrelay.dialects.relay.reduce import *  # noqa: F403
 from xrelay.dialects.relay.reduce import REDUCE_OPS
 from xrelay.dialects.relay.resize import *  # noqa: F403
 from xrelay.dialects.relay.resize import RESIZE_OPS
+from xrelay.dialects.relay.slice_like import *  # noqa: F403
+from xrelay.dialects.relay.slice_like import SLICE_LIKE_OPS
 from xrelay.dialects.relay.structural import *  # noqa: F403
 from xrelay.dialects.relay.structural import (
     FUNCTION_ATTRIBUTES as FUNCTION_ATTRIBUTES,
@@ -89,6 +91,7 @@ ALL_OPS: list[type[RelayOp]] = [
     *LINALG_OPS,
     *IMAGE_OPS,
     *RESIZE_OPS,
+    *SLICE_LIKE_OPS,
     *VISION_OPS,
     *QNN_OPS,
 ]

@@ -582,3 +582,42 @@ def test_roi_align_named_in_the_desired_layouts_follows_to_nhwc():
         run_opt_pass(
             before(), transform.ConvertLayout({"vision.roi_align": ["HWNC", "default"]})
         )
+
+
+def test_slice_like_follows_when_both_operands_convert():
+    """``slice_like(y, y, axes=[1, 2])`` after an NHWC convolution converted to NCHW
+    follows it (axes [2, 3]); with a ``shape_like`` of unknown layout (a parameter)
+    it keeps NHWC."""
+
+    def before(like_param: bool) -> Any:
+        x = relay.var("x", shape=(1, 6, 6, 8))
+        w = relay.var("w", shape=(3, 3, 8, 4))
+        y = relay.nn.conv2d(
+            x, w, channels=4, padding=(1, 1), data_layout="NHWC", kernel_layout="HWIO"
+        )
+        params = [x, w]
+        like = y
+        if like_param:
+            like = relay.var("like", shape=(1, 3, 3, 4))
+            params.append(like)
+        return relay.Function(params, relay.slice_like(y, like, axes=[1, 2]))
+
+    def axes_of(fn: Any) -> list[list[int]]:
+        found: list[list[int]] = []
+        relay.analysis.post_order_visit(
+            fn.body,
+            lambda e: (
+                found.append(list(e.attrs["axes"]))
+                if isinstance(e, relay.Call) and e.op.name == "slice_like"
+                else None
+            ),
+        )
+        return found
+
+    desired = {"nn.conv2d": ["NCHW", "default"]}
+    assert axes_of(run_opt_pass(before(False), transform.ConvertLayout(desired))) == [
+        [2, 3]
+    ]
+    kept = run_opt_pass(before(True), transform.ConvertLayout(desired))
+    assert axes_of(kept) == [[1, 2]]
+    assert 'src_layout="NCHW", dst_layout="NHWC"' in kept.astext(fmt="relay")
