@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
+import xrelay
 from xrelay import ir, relay
 from xrelay.ir import TempOpAttr, assert_structural_equal
 from xrelay.relay import analysis, transform
+from xrelay.runtime.interpreter import interpret
 
 
 def run_opt_pass(expr: Any, passes: Any) -> Any:
@@ -621,3 +624,49 @@ def test_slice_like_follows_when_both_operands_convert():
     kept = run_opt_pass(before(True), transform.ConvertLayout(desired))
     assert axes_of(kept) == [[1, 2]]
     assert 'src_layout="NCHW", dst_layout="NHWC"' in kept.astext(fmt="relay")
+
+
+def test_blocked_data_with_a_kernel_blocked_on_output_channels_only():
+    """``{"nn.conv2d": ["NCHW4c", "OIHW4o"]}``: ``contrib_conv2d_NCHWc`` with a kernel
+    ``[O/4, C, KH, KW, 4]``; a split after the relu follows the blocks (8 channels
+    are 2 blocks); the compiled program computes what the original does."""
+
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 8, 5, 5))
+        w = relay.var("w", shape=(16, 8, 3, 3))
+        y = relay.nn.relu(relay.nn.conv2d(x, w, channels=16, kernel_size=(3, 3)))
+        parts = relay.split(y, indices_or_sections=[8], axis=1).astuple()
+        return relay.Function([x, w], parts)
+
+    def expected() -> Any:
+        x = relay.var("x", shape=(1, 8, 5, 5))
+        w = relay.var("w", shape=(16, 8, 3, 3))
+        y = relay.nn.contrib_conv2d_nchwc(
+            relay.layout_transform(x, "NCHW", "NCHW4c"),
+            relay.layout_transform(w, "OIHW", "OIHW4o"),
+            channels=16,
+            kernel_size=(3, 3),
+            data_layout="NCHW4c",
+            kernel_layout="OIHW4o",
+        )
+        t = relay.split(relay.nn.relu(y), indices_or_sections=[2], axis=1).astuple()
+        out = relay.Tuple(
+            [
+                relay.layout_transform(relay.TupleGetItem(t, i), "NCHW4c", "NCHW")
+                for i in range(2)
+            ]
+        )
+        return relay.Function([x, w], out)
+
+    desired = {"nn.conv2d": ["NCHW4c", "OIHW4o"]}
+    check(before(), expected(), desired)
+    rng = np.random.default_rng(0)
+    xs = rng.normal(size=(1, 8, 5, 5)).astype("float32")
+    ws = rng.normal(size=(16, 8, 3, 3)).astype("float32")
+    want = interpret(relay.IRModule.from_expr(before()), xs, ws)
+    converted = relay.IRModule.from_expr(
+        run_opt_pass(before(), transform.ConvertLayout(desired))
+    )
+    got = xrelay.build(converted)(xs, ws)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-5)
