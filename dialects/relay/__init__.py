@@ -24,6 +24,8 @@ from xrelay.dialects.relay.base import (
 )
 from xrelay.dialects.relay.bitwise import *  # noqa: F403
 from xrelay.dialects.relay.bitwise import BITWISE_OPS
+from xrelay.dialects.relay.deformable import *  # noqa: F403
+from xrelay.dialects.relay.deformable import DEFORMABLE_OPS
 from xrelay.dialects.relay.elementwise import *  # noqa: F403
 from xrelay.dialects.relay.elementwise import ELEMENTWISE_OPS
 from xrelay.dialects.relay.image import *  # noqa: F403
@@ -91,6 +93,7 @@ ALL_OPS: list[type[RelayOp]] = [
     *LINALG_OPS,
     *IMAGE_OPS,
     *RESIZE_OPS,
+    *DEFORMABLE_OPS,
     *SLICE_LIKE_OPS,
     *VISION_OPS,
     *QNN_OPS,

@@ -306,6 +306,41 @@ def upsampling(
     )
 
 
+def deformable_conv2d(
+    data: ExprLike,
+    offset: ExprLike,
+    weight: ExprLike,
+    strides: IntOrPair = (1, 1),
+    padding: IntOrPair = (0, 0),
+    dilation: IntOrPair = (1, 1),
+    deformable_groups: int = 1,
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrPair | None = None,
+    data_layout: str = "NCHW",
+    kernel_layout: str = "OIHW",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Call:
+    """Deformable 2-D convolution: ``weight`` applied at the positions moved by
+    ``offset`` (``[N, 2 * deformable_groups * KH * KW, OH, OW]`` in NCHW)."""
+    return call(
+        "nn.deformable_conv2d",
+        [data, offset, weight],
+        strides=pair(strides, "strides"),
+        padding=pad_tuple2d(padding),
+        dilation=pair(dilation, "dilation"),
+        deformable_groups=deformable_groups,
+        groups=groups,
+        channels=channels,
+        kernel_size=opt_pair(kernel_size, "kernel_size"),
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+        out_layout=out_layout,
+        out_dtype=out_dtype,
+    )
+
+
 def global_max_pool2d(
     data: ExprLike, layout: str = "NCHW", out_layout: str = ""
 ) -> Call:

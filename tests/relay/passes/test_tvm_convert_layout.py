@@ -670,3 +670,58 @@ def test_blocked_data_with_a_kernel_blocked_on_output_channels_only():
     got = xrelay.build(converted)(xs, ws)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("src", "dst"), [("NHWC", "NCHW"), ("NCHW", "NHWC")])
+def test_deformable_conv2d_with_an_untyped_offset_converts(src: str, dst: str):
+    """The offset has no type (InferType gives it the data layout's shape); data and
+    offset are transformed alike, the weight to the default kernel layout, and the
+    pool after the bias follows."""
+    kernels = {"NCHW": "OIHW", "NHWC": "HWIO"}
+    shapes = {
+        "NCHW": ((1, 3, 6, 6), (4, 3, 3, 3), (1, 18, 4, 4)),
+        "NHWC": ((1, 6, 6, 3), (3, 3, 3, 4), (1, 4, 4, 18)),
+    }
+
+    def deform(d: Any, o: Any, w: Any, layout: str) -> Any:
+        return relay.nn.deformable_conv2d(
+            d, o, w, kernel_size=(3, 3), channels=4,
+            data_layout=layout, kernel_layout=kernels[layout],
+        )  # fmt: skip
+
+    def before() -> Any:
+        data_shape, weight_shape, _ = shapes[src]
+        d, o = relay.var("d", shape=data_shape), relay.var("o")
+        w, b = relay.var("w", shape=weight_shape), relay.var("b", shape=(4,))
+        y = relay.nn.bias_add(deform(d, o, w, src), b, axis=src.index("C"))
+        y = relay.nn.max_pool2d(relay.nn.relu(y), pool_size=(2, 2), layout=src)
+        return relay.Function([d, o, w, b], y)
+
+    def expected() -> Any:
+        data_shape, weight_shape, offset_shape = shapes[src]
+        d, o = relay.var("d", shape=data_shape), relay.var("o", shape=offset_shape)
+        w, b = relay.var("w", shape=weight_shape), relay.var("b", shape=(4,))
+        y = deform(
+            relay.layout_transform(d, src, dst),
+            relay.layout_transform(o, src, dst),
+            relay.layout_transform(w, kernels[src], kernels[dst]),
+            dst,
+        )
+        if src == "NHWC":
+            bias = relay.expand_dims(b, axis=0, num_newaxis=3)
+        else:
+            bias = relay.expand_dims(
+                relay.expand_dims(b, axis=1, num_newaxis=2), axis=0
+            )
+        y = relay.add(y, relay.layout_transform(bias, src, dst))
+        y = relay.nn.max_pool2d(relay.nn.relu(y), pool_size=(2, 2), layout=dst)
+        return relay.Function([d, o, w, b], relay.layout_transform(y, dst, src))
+
+    a = run_opt_pass(
+        before(),
+        [
+            transform.CanonicalizeOps(),
+            transform.ConvertLayout({"nn.deformable_conv2d": [dst, "default"]}),
+        ],
+    )
+    assert_structural_equal(a, run_opt_pass(expected(), transform.InferType()))
