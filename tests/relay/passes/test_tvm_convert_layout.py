@@ -725,3 +725,33 @@ def test_deformable_conv2d_with_an_untyped_offset_converts(src: str, dst: str):
         ],
     )
     assert_structural_equal(a, run_opt_pass(expected(), transform.InferType()))
+
+
+def test_roi_pool_named_in_the_desired_layouts_follows_to_nhwc():
+    def before() -> Any:
+        x = relay.var("x", shape=(1, 8, 6, 6))
+        w = relay.var("w", shape=(8, 8, 3, 3))
+        rois = relay.var("rois", shape=(3, 5))
+        y = relay.nn.conv2d(x, w, channels=8, padding=(1, 1))
+        y = relay.vision.roi_pool(y, rois, pooled_size=(2, 2), spatial_scale=0.5)
+        return relay.Function([x, w, rois], y)
+
+    def expected() -> Any:
+        x = relay.var("x", shape=(1, 8, 6, 6))
+        w = relay.var("w", shape=(8, 8, 3, 3))
+        rois = relay.var("rois", shape=(3, 5))
+        y = relay.nn.conv2d(
+            relay.layout_transform(x, "NCHW", "NHWC"),
+            relay.layout_transform(w, "OIHW", "HWIO"),
+            channels=8,
+            padding=(1, 1),
+            data_layout="NHWC",
+            kernel_layout="HWIO",
+        )
+        y = relay.vision.roi_pool(
+            y, rois, pooled_size=(2, 2), spatial_scale=0.5, layout="NHWC"
+        )
+        return relay.Function([x, w, rois], relay.layout_transform(y, "NHWC", "NCHW"))
+
+    desired = {"nn.conv2d": ["NHWC", "HWIO"], "vision.roi_pool": ["NHWC", "default"]}
+    check(before(), expected(), desired)
