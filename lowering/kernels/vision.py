@@ -300,9 +300,7 @@ def _roi_pool(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
             v = kb.cast(data.at([batch, c, yy, xx]), data.dtype, dt)
             return [kb.max(inner[0], v, dt)]
 
-        return kb.fold_loop(
-            kb.index_cast(w0, I64), kb.index_cast(w1, I64), acc, col
-        )
+        return kb.fold_loop(kb.index_cast(w0, I64), kb.index_cast(w1, I64), acc, col)
 
     (best,) = kb.fold_loop(
         kb.index_cast(h0, I64), kb.index_cast(h1, I64), [lowest], row_max
