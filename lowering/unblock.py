@@ -1,7 +1,8 @@
 """Convolutions in blocked layouts (``nn.conv2d`` with ``data_layout="NCHW16c"``,
 ``kernel_layout="OIHW16i16o"``, as TVM users write them) computed as the same
 convolution in the unblocked layouts between ``layout_transform``s: the kernels
-index permutations of ``NCHW`` only. The op says how (``primal_form``); ops without
+index permutations of ``NCHW`` only. The op says how (``primal_form``: the op, maybe
+of another class, and the transforms around it); ops without
 that method, or with nothing blocked, are left alone. Runs in place before the
 graph is lowered."""
 
@@ -41,11 +42,12 @@ def unblock_layouts(module: ModuleOp) -> None:
             new_ops.append(moved)
             operands.append(moved.results[0])
         props = dict(template.properties)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        probe = type(op).create(
+        cls = type(template)  # pyright: ignore[reportUnknownArgumentType]
+        probe = cls.create(
             operands=operands, properties=props, result_types=[op.results[0].type]
         )
         assert isinstance(probe, RelayOp)
-        core = type(op).create(
+        core = cls.create(
             operands=operands,
             properties=props,
             result_types=list(probe.infer_result_types()),

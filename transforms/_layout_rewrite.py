@@ -24,7 +24,9 @@ regions, so the function's signature never changes. Finally back-to-back inverse
 ``layout_transform``s (``A→B`` then ``B→A``) cancel.
 
 Limitations (as Relay's): a replacement must be a single op with the same number of
-operands and results; ops whose operands or results are tuples are not rewritten.
+operands and results (a :class:`~xrelay.dialects.relay.layout_rules.Replacement` may
+compute its operands from the original ones first); ops whose operands or results
+are tuples are not rewritten.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from xrelay.dialects.relay.layout_rules import (
     InferredLayouts,
     LayoutConversionError,
     MaybeLayout,
+    OperandBuilder,
+    Replacement,
     expand_primal,
     ndim_primal,
     same_primal_axes,
@@ -53,9 +57,9 @@ from xrelay.dialects.relay.layout_rules import (
 from xrelay.dialects.relay.op_attrs import INFER_CORRECT_LAYOUT, get_op_attr
 from xrelay.dialects.relay.transform import ExpandDimsOp, LayoutTransformOp
 
-Hook = Callable[[RelayOp, Sequence[Attribute]], RelayOp | None]
+Hook = Callable[[RelayOp, Sequence[Attribute]], RelayOp | Replacement | None]
 """The pass's replacement hook: ``(op template, operand types) -> replacement or
-None``."""
+None``; a :class:`Replacement` also computes the replacement's operands."""
 
 
 class LayoutRewriteError(DiagnosticException):
@@ -147,6 +151,9 @@ class LayoutRewriter:
             replacement = self.hook(template, types)
         except LayoutConversionError as e:
             raise LayoutRewriteError(str(e), op) from e
+        build_operands = None
+        if isinstance(replacement, Replacement):
+            replacement, build_operands = replacement.op, replacement.operands
         new_template = replacement or template
         new_prd_known = _known(new_prd, old_cur)
         old_prd_known = _known(old_prd, old_cur)
@@ -167,6 +174,8 @@ class LayoutRewriter:
         )
         self.created = []
         try:
+            if build_operands is not None:
+                inputs = self._built_operands(build_operands, inputs, op)
             args = [
                 self._transform_operand(t, oc, nc, op)
                 for t, oc, nc in zip(inputs, old_cur, new_cur, strict=True)
@@ -187,6 +196,7 @@ class LayoutRewriter:
             self.created = None
         if new_op is not op:
             new_op.attributes.update(op.attributes)
+            new_op.location = op.location  # the span of the op it replaces
             _insert_before(new_op, op)
             self.replaced.append(op)
             self.changed = True
@@ -195,6 +205,27 @@ class LayoutRewriter:
         ):
             self.state[res] = _Tracked(new_res, lo, ln)
         return True
+
+    def _built_operands(
+        self,
+        build: OperandBuilder,
+        inputs: Sequence[_Tracked],
+        before: Operation,
+    ) -> list[_Tracked]:
+        """The operands a :class:`Replacement` computes from ``inputs`` (as their
+        producers give them), each standing where the input of its position stood."""
+        try:
+            ops, values = build([t.value for t in inputs])
+        except ValueError as e:  # the hook's arguments do not build: not dropped
+            raise LayoutRewriteError(str(e), before) from e
+        for new in ops:
+            _insert_before(new, before)
+            assert self.created is not None
+            self.created.append(new)
+        self.changed = True
+        if len(values) != len(inputs):
+            raise _DoesNotFit
+        return [_Tracked(v, t.old, t.new) for v, t in zip(values, inputs, strict=True)]
 
     @staticmethod
     def _ask(

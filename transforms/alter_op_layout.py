@@ -43,6 +43,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.dialects.relay import frontend_calls
 from xrelay.dialects.relay.base import RelayOp
+from xrelay.dialects.relay.layout_rules import Replacement
 from xrelay.dialects.relay.op_attrs import ALTER_OP_LAYOUT, get_op_attr
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
@@ -55,7 +56,7 @@ def alter_op_layout(func: FuncOp, target: str = "llvm") -> bool:
     """Alter the layouts of one function in place for ``target``; True if it
     changed."""
 
-    def hook(op: RelayOp, types: Sequence[Attribute]) -> RelayOp | None:
+    def hook(op: RelayOp, types: Sequence[Attribute]) -> RelayOp | Replacement | None:
         user = get_op_attr(op.name, ALTER_OP_LAYOUT)
         if user is not None:
             run = frontend_calls.require(frontend_calls.RUN_ALTER_HOOK)

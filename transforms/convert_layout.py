@@ -23,9 +23,11 @@ entries ``op=layout[:layout...]`` separated by ``,`` (or ``;``), layouts by ``:`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import TracebackType
+from typing import Any, ClassVar
 
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
@@ -34,6 +36,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xrelay.dialects.relay import OPS_BY_NAME, frontend_calls
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.dialects.relay.layout import Layout
+from xrelay.dialects.relay.layout_rules import Replacement
 from xrelay.dialects.relay.op_attrs import CONVERT_OP_LAYOUT, get_op_attr
 from xrelay.pass_manager import FunctionPass, PassContext, PassInfo, register_pass
 from xrelay.pass_manager.options import normalise, option
@@ -120,13 +123,56 @@ def check_desired_layouts(
     return out
 
 
+class LayoutConfig:
+    """Relay's ``relay.transform.LayoutConfig``: inside ``with
+    LayoutConfig(skip_layers=[0, 2]):`` ConvertLayout leaves the listed layers (the
+    ops marked ``IS_LAYER``, convolutions, counted in program order from 0 over
+    every function it converts) in their layouts; the ops after them still
+    follow."""
+
+    _local: ClassVar[threading.local] = threading.local()
+
+    def __init__(self, skip_layers: Iterable[int] | None = None):
+        self.skip_layers = {int(k) for k in skip_layers or ()}
+        self.current_layer = 0
+
+    @classmethod
+    def current(cls) -> LayoutConfig | None:
+        """The innermost active config, or ``None``."""
+        stack: list[LayoutConfig] = getattr(cls._local, "stack", [])
+        return stack[-1] if stack else None
+
+    def check_skip(self) -> bool:
+        """Whether the next layer is skipped (and count it)."""
+        skip = self.current_layer in self.skip_layers
+        self.current_layer += 1
+        return skip
+
+    def __enter__(self) -> LayoutConfig:
+        stack: list[LayoutConfig] = getattr(self._local, "stack", [])
+        self._local.stack = [*stack, self]
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        stack: list[LayoutConfig] = getattr(self._local, "stack", [])
+        self._local.stack = stack[:-1]
+
+
 def convert_layout(func: FuncOp, desired: DesiredLayouts | str) -> bool:
     """Convert the layouts of one function in place; True if it changed."""
     table = check_desired_layouts(desired)
+    config = LayoutConfig.current()
 
-    def hook(op: RelayOp, types: Sequence[Attribute]) -> RelayOp | None:
+    def hook(op: RelayOp, types: Sequence[Attribute]) -> RelayOp | Replacement | None:
         layouts = table.get(type(op))
         if layouts is None:
+            return None
+        if config is not None and op.IS_LAYER and config.check_skip():
             return None
         user = get_op_attr(op.name, CONVERT_OP_LAYOUT)
         if user is not None:

@@ -29,6 +29,7 @@ CHECKS: dict[int, str] = {
     4: "relay.scatter_nd",
     5: "relay.scatter_elements",
     21: "relay.vision.roi_align",
+    22: "relay.vision.roi_pool",
 }
 """Status code → the op whose check failed. 0 means no failure."""
 

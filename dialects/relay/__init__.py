@@ -26,6 +26,8 @@ from xrelay.dialects.relay.base import (
 )
 from xrelay.dialects.relay.bitwise import *  # noqa: F403
 from xrelay.dialects.relay.bitwise import BITWISE_OPS
+from xrelay.dialects.relay.deformable import *  # noqa: F403
+from xrelay.dialects.relay.deformable import DEFORMABLE_OPS
 from xrelay.dialects.relay.elementwise import *  # noqa: F403
 from xrelay.dialects.relay.elementwise import ELEMENTWISE_OPS
 from xrelay.dialects.relay.image import *  # noqa: F403
@@ -44,6 +46,10 @@ from xrelay.dialects.relay.qnn import *  # noqa: F403
 from xrelay.dialects.relay.qnn import QNN_OPS
 from xrelay.dialects.relay.reduce import *  # noqa: F403
 from xrelay.dialects.relay.reduce import REDUCE_OPS
+from xrelay.dialects.relay.resize import *  # noqa: F403
+from xrelay.dialects.relay.resize import RESIZE_OPS
+from xrelay.dialects.relay.slice_like import *  # noqa: F403
+from xrelay.dialects.relay.slice_like import SLICE_LIKE_OPS
 from xrelay.dialects.relay.structural import *  # noqa: F403
 from xrelay.dialects.relay.structural import (
     FUNCTION_ATTRIBUTES as FUNCTION_ATTRIBUTES,
@@ -88,6 +94,9 @@ ALL_OPS: list[type[RelayOp]] = [
     *ALGORITHM_OPS,
     *LINALG_OPS,
     *IMAGE_OPS,
+    *RESIZE_OPS,
+    *DEFORMABLE_OPS,
+    *SLICE_LIKE_OPS,
     *VISION_OPS,
     *QNN_OPS,
     *ANNOTATION_OPS,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import i32
+from xdsl.dialects.builtin import TensorType, i32
 from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -48,6 +48,7 @@ from xrelay.dialects.relay.base import (
     tensor,
 )
 from xrelay.dialects.relay.dtypes import astype, is_int, numpy_dtype
+from xrelay.dialects.relay.layout_rules import InferredLayouts, MaybeLayout, new_axis_of
 from xrelay.dialects.relay.mixed_precision import MixedPrecisionCategory
 
 # ---------------------------------------------------------------------------------------
@@ -207,6 +208,29 @@ class TopKOp(RelayOp):
         if ret == "both":
             return (values, indices)
         return values if ret == "values" else indices
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """The data follows its producer's new layout and ``axis`` moves with it
+        (not onto a split axis); values and indices are in the data's layout."""
+        old = old_layouts[0]
+        if old is None or not isinstance(old_types[0], TensorType):
+            return None
+        rank = len(old_types[0].get_shape())
+        if old.ndim != rank or rank == 0:
+            return None
+        n_out = len(self.results)
+        new = new_layouts[0] if new_layouts is not None else None
+        if new is None or new == old:
+            return InferredLayouts((old,), (old,) * n_out)
+        moved = new_axis_of(old, normalize_axis(get_int(self.axis), rank), new)
+        if moved is None:
+            return None
+        return InferredLayouts((new,), (new,) * n_out, {"axis": moved})
 
 
 @irdl_op_definition

@@ -452,6 +452,10 @@ class RelayOp(IRDLOperation):
 
     # -- layout hooks (ConvertLayout / AlterOpLayout; see layout_rules) -----------------
 
+    IS_LAYER: ClassVar[bool] = False
+    """Whether ConvertLayout counts the op as a layer that ``LayoutConfig(
+    skip_layers=...)`` can leave alone (Relay counts its 2-D convolutions)."""
+
     DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ()
     """The roles of the layouts ConvertLayout's ``desired_layouts`` gives this op
     (``("data", "kernel")`` for convolutions); empty for ops without

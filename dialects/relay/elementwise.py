@@ -846,6 +846,18 @@ class PReluOp(RelayOp):
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
 
+    def solve_operand_types(
+        self, operand_types: Sequence[Attribute]
+    ) -> Sequence[Attribute | None]:
+        """Relay's ``PReluRel`` with an incomplete alpha: ``[data.shape[axis]]`` of
+        the data's dtype."""
+        data = operand_types[0]
+        if not isinstance(data, TensorType):
+            return [None, None]
+        x = cast(TensorType[Attribute], data)
+        axis = normalize_axis(get_int(self.axis), len(x.get_shape()))
+        return [None, tensor([x.get_shape()[axis]], x.element_type)]
+
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x, alpha = ranked(operand_types[0], "data"), ranked(operand_types[1], "alpha")
         same_elem([x, alpha], ["data", "alpha"])

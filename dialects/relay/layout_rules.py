@@ -29,10 +29,16 @@ larger one, ...).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from xdsl.ir import Operation, SSAValue
 
 from xrelay.dialects.relay.layout import Layout, LayoutAxis
+
+if TYPE_CHECKING:
+    from xrelay.dialects.relay.base import RelayOp
 
 MaybeLayout = Layout | None
 """A layout, or ``None`` when it is unknown (Relay's undefined layout)."""
@@ -54,6 +60,23 @@ class InferredLayouts:
     def __post_init__(self) -> None:
         self.inputs = tuple(self.inputs)
         self.outputs = tuple(self.outputs)
+
+
+OperandBuilder = Callable[[Sequence[SSAValue]], tuple[list[Operation], list[SSAValue]]]
+"""Computes a replacement's operands from the original op's operands: the new ops
+(detached, in order) and one value per operand of the replacement."""
+
+
+@dataclass
+class Replacement:
+    """A layout hook's replacement whose operands are computed from the original
+    operands (Relay's hooks may return ``conv2d(data, weight * 2)``): ``op`` is the
+    detached replacement, ``operands`` builds its operands from the original ones as
+    their producers give them. Operand ``k`` of the replacement stands where operand
+    ``k`` of the original stood (same layouts), as in Relay's rewriter."""
+
+    op: RelayOp
+    operands: OperandBuilder
 
 
 SCALAR = Layout(())
@@ -239,7 +262,8 @@ def broadcast_layouts(
     the layout of the operand of higher rank. Then, when the producers changed layout,
     the smaller operand is transformed like the larger one (see
     :func:`try_transform_like` and :func:`adjust_subordinate_factors`), so that both
-    still broadcast.
+    still broadcast; a smaller operand of one element (``[1]``, ``[1, 1]``) is kept
+    as it is.
     """
     if len(old) != 2 or len(shapes) != 2:
         return None
@@ -275,7 +299,11 @@ def broadcast_layouts(
     if target is None:
         return None
     ins = [news[large], news[large]]
-    ins[small] = adjust_subordinate_factors(target, layouts[small], shapes[small])
+    if shapes[small] and all(d == 1 for d in shapes[small]):
+        # one element: it broadcasts against any layout as it is (Relay keeps it)
+        ins[small] = layouts[small]
+    else:
+        ins[small] = adjust_subordinate_factors(target, layouts[small], shapes[small])
     return InferredLayouts(tuple(ins), (news[old_large],))
 
 

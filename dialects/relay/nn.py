@@ -280,6 +280,17 @@ def _oihw_io_factors(layout: str) -> tuple[int, int] | None:
     return parsed.factor_of("i"), parsed.factor_of("o")
 
 
+def _oihw_o_factor(layout: str) -> int | None:
+    """``o`` for a layout ``OIHW{o}o`` (only the output channels blocked), else
+    ``None``."""
+    parsed = layout_of(layout)
+    if parsed is None or parsed.ndim != 5:
+        return None
+    if parsed.axes[:4] != Layout.parse("OIHW").axes or parsed.axes[4].letter != "o":
+        return None
+    return parsed.factor_of("o")
+
+
 def _static_shapes(types: Sequence[Attribute]) -> list[tuple[int, ...]] | None:
     """The shapes of ranked tensor types without ``?`` dims, else ``None``."""
     shapes: list[tuple[int, ...]] = []
@@ -522,6 +533,7 @@ class Conv2DOp(ConvOp):
     name = "relay.nn.conv2d"
     kernel_layout = str_prop("OIHW")
     DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data", "kernel")
+    IS_LAYER: ClassVar[bool] = True
 
     def fake_quantize(self, rewrite: fq.FakeQuantRewrite) -> fq.Quantized | None:
         """``qnn.conv2d``: the weight per-tensor or per output channel."""
@@ -678,10 +690,13 @@ class Conv2DOp(ConvOp):
                 "'default' (give OIHW{i}i{o}o)"
             )
         blocks = _oihw_io_factors(kernel)
+        o_only = _oihw_o_factor(kernel)
+        if o_only is not None:
+            blocks = (block, o_only)  # input channels whole in the kernel
         if blocks is None or blocks[0] != block:
             raise LayoutConversionError(
                 f"{self.name}: kernel layout '{kernel}' does not fit data layout "
-                f"'{data}' (expected OIHW{block}i{{o}}o)"
+                f"'{data}' (expected OIHW{block}i{{o}}o or OIHW{{o}}o)"
             )
         shapes = _static_shapes(operand_types)
         if shapes is None or get_int(self.groups) != 1:
@@ -692,13 +707,12 @@ class Conv2DOp(ConvOp):
             return None
         if i % block or o % blocks[1]:
             return None
+        # Relay keeps ``out_layout`` as it was (""): the data's layout, which is
+        # the output's when the blocks agree
+        out = "" if blocks[1] == block else f"NCHW{blocks[1]}c"
         return self.layout_variant(
             Conv2DNCHWcOp,
-            {
-                "data_layout": data,
-                "kernel_layout": kernel,
-                "out_layout": f"NCHW{blocks[1]}c",
-            },
+            {"data_layout": data, "kernel_layout": kernel, "out_layout": out},
         )
 
     def alter_layout(
@@ -874,6 +888,9 @@ class Conv2DNCHWcOp(ConvOp):
     (``""``: the data layout). The semantics are ``conv2d``'s on the unblocked
     tensors, with the same attributes.
 
+    A kernel ``OIHW{y}o`` (``[O/y, C, KH, KW, y]``, the input channels whole;
+    ``groups == 1``) is taken too, computed as ``conv2d`` between transforms.
+
     Grouped (``groups > 1``): the kernel is ``[O/y, (C/G)/x, KH, KW, x, y]``, and
     ``x`` divides ``C/G``, ``y`` divides ``O/G`` (no block straddles two groups).
     Depthwise (``groups == C == O``, one channel per group): kernel ``OIHW1i{y}o``
@@ -901,10 +918,13 @@ class Conv2DNCHWcOp(ConvOp):
         io = _oihw_io_factors(kernel)
         depthwise_form = io is not None and io[0] == 1 and io[1] == ic
         grouped = get_int(self.groups) > 1
+        o_only = _oihw_o_factor(kernel)
+        if o_only is not None and not grouped:
+            io = (ic, o_only)  # the input channels whole: computed unblocked
         if io is None or (io[0] != ic and not (grouped and depthwise_form)):
             raise TypeRelationError(
                 f"kernel_layout '{kernel}' does not fit data_layout '{data}' (expected "
-                f"OIHW{ic}i{{o}}o)"
+                f"OIHW{ic}i{{o}}o, or OIHW{{o}}o without groups)"
             )
         out = get_str(self.out_layout) or data
         oc = _nchwc_factor(out)
@@ -918,6 +938,21 @@ class Conv2DNCHWcOp(ConvOp):
     def layouts(self) -> tuple[str, str, str]:
         data, kernel, out = self.blocked_layouts()
         return data.name, kernel.name, out.name
+
+    def primal_form(
+        self,
+    ) -> tuple[RelayOp, list[tuple[str, str] | None], tuple[str, str] | None] | None:
+        """A kernel blocked on its output channels only (``OIHW{o}o``) has no
+        blocked kernel: the op is computed as ``nn.conv2d`` in ``NCHW`` / ``OIHW``
+        between transforms (``None`` for the ``OIHW{i}i{o}o`` forms)."""
+        if _oihw_o_factor(get_str(self.kernel_layout)) is None:
+            return None
+        data, kernel, out = self.layouts()
+        op = self.layout_variant(
+            Conv2DOp,
+            {"data_layout": "NCHW", "kernel_layout": "OIHW", "out_layout": ""},
+        )
+        return op, [(data, "NCHW"), (kernel, "OIHW")], ("NCHW", out)
 
     def plain(self) -> Conv2DOp:
         """The ``NCHW`` / ``OIHW`` convolution with the same attributes."""

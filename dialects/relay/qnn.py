@@ -65,7 +65,19 @@ from xrelay.dialects.relay.base import (
     str_prop,
     tensor,
 )
-from xrelay.dialects.relay.nn import BatchMatmulOp, Conv2DOp, DenseOp, PaddedOp
+from xrelay.dialects.relay.layout_rules import (
+    InferredLayouts,
+    LayoutConversionError,
+    MaybeLayout,
+    broadcast_layouts,
+)
+from xrelay.dialects.relay.nn import (
+    BatchMatmulOp,
+    Conv2DOp,
+    Conv2DTransposeOp,
+    DenseOp,
+    PaddedOp,
+)
 from xrelay.dialects.relay.pooling import AvgPool2DOp
 from xrelay.dialects.relay.qnn_canonical import (
     QnnBuilder,
@@ -73,6 +85,12 @@ from xrelay.dialects.relay.qnn_canonical import (
     quantize_plan,
 )
 from xrelay.dialects.relay.qnn_correction import corrected_product
+from xrelay.dialects.relay.qnn_layout import (
+    axis_following,
+    binary_axes,
+    head,
+    with_params,
+)
 from xrelay.dialects.relay.qnn_numerics import (
     ROUNDING_MODES,
     along,
@@ -373,6 +391,19 @@ class RequantizeOp(QnnOp):
                 self.rounding_mode(),
             )
 
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``RequantizeInferCorrectLayout``: the data follows its producer
+        and ``axis`` moves with it (see
+        :func:`~xrelay.dialects.relay.qnn_layout.axis_following`)."""
+        return axis_following(
+            new_layouts, old_layouts, old_types[0], get_int(self.axis), old_types[1:]
+        )
+
     def canonicalize(self, b: QnnBuilder) -> SSAValue:
         s_in, z_in, s_out, z_out = self.along_axis(
             b, self.data, get_int(self.axis), self.operands[1:]
@@ -445,18 +476,16 @@ class QnnProductOp(QnnOp):
         return b.emit(self.PRODUCT, [lhs, rhs], attrs)
 
 
-@irdl_op_definition
-class QnnConv2DOp(QnnProductOp, PaddedOp):
-    """``nn.conv2d`` of ``data - input_zero_point`` with ``kernel - kernel_zero_point``,
-    accumulated in int32 (``out_dtype``): ONNX ``ConvInteger``, the accumulation of
-    ``QLinearConv``. Padding contributes zero (the input zero point, centered). The
+class QnnConvOp(QnnProductOp, PaddedOp):
+    """The integer 2-D convolutions: :attr:`PRODUCT` (``nn.conv2d`` or
+    ``nn.conv2d_transpose``, whose attributes the op has) of ``data -
+    input_zero_point`` with ``kernel - kernel_zero_point``, accumulated in int32
+    (``out_dtype``). Padding contributes zero (the input zero point, centered). The
     zero points are per-tensor; ``input_scale`` is per-tensor and ``kernel_scale``
     per-tensor or per output channel: they do not change the result, they tell the
-    requantize that follows (``input_scale * kernel_scale``). The attributes are
-    ``nn.conv2d``'s; data and kernel are int8, uint8 or int16 (they may differ:
-    u8 x s8)."""
+    requantize that follows (``input_scale * kernel_scale``). Data and kernel are
+    int8, uint8 or int16 (they may differ: u8 x s8)."""
 
-    name = "relay.qnn.conv2d"
     data = operand_def(ANY_TENSOR)
     kernel = operand_def(ANY_TENSOR)
     input_zero_point = operand_def(ANY_TENSOR)
@@ -471,11 +500,10 @@ class QnnConv2DOp(QnnProductOp, PaddedOp):
     channels = opt_int_prop()
     kernel_size = opt_ints_prop()
     data_layout = str_prop("NCHW")
-    kernel_layout = str_prop("OIHW")
     out_layout = str_prop("")
     out_dtype = dtype_default("int32")
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
-    PRODUCT: ClassVar[type[RelayOp]] = Conv2DOp
+    DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data", "kernel")
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         data = ranked(operand_types[0], "data")
@@ -494,6 +522,63 @@ class QnnConv2DOp(QnnProductOp, PaddedOp):
         check_param(operand_types[4], "input_scale", "float32")
         check_param(operand_types[5], "kernel_scale", "float32", channels, "the output")
         return [out]
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``QnnConvInferCorrectLayout``: the float convolution's rule for
+        data and kernel, ``C`` for the zero points and scales."""
+        conv = self.product().infer_correct_layout(
+            head(new_layouts, 2), old_layouts[:2], old_types[:2]
+        )
+        return with_params(conv, 4)
+
+    def convert_layout(
+        self, desired: Sequence[str], operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """Relay's ``convert_qnn_conv2d`` / ``convert_qnn_conv2d_transpose``: as the
+        float convolution (``"default"`` kernel layouts included); blocked layouts
+        are not taken."""
+        conv = self.product().convert_layout(desired, operand_types[:2])
+        if conv is None:
+            return None
+        if type(conv) is not self.PRODUCT:
+            raise LayoutConversionError(
+                f"{self.name} cannot take the blocked data layout '{desired[0]}' "
+                "(expected a permutation of NCHW)"
+            )
+        return self.layout_variant(
+            updates={
+                "data_layout": conv.properties["data_layout"],
+                "kernel_layout": conv.properties["kernel_layout"],
+            }
+        )
+
+
+@irdl_op_definition
+class QnnConv2DOp(QnnConvOp):
+    """``nn.conv2d`` of the centered operands in int32 (ONNX ``ConvInteger``, the
+    accumulation of ``QLinearConv``; see :class:`QnnConvOp`)."""
+
+    name = "relay.qnn.conv2d"
+    kernel_layout = str_prop("OIHW")
+    PRODUCT: ClassVar[type[RelayOp]] = Conv2DOp
+
+
+@irdl_op_definition
+class QnnConv2DTransposeOp(QnnConvOp):
+    """``nn.conv2d_transpose`` of the centered operands in int32 (ONNX
+    ``ConvTranspose`` between ``DequantizeLinear`` and ``QuantizeLinear``, as
+    integers; see :class:`QnnConvOp`). The kernel is ``IOHW`` by default, the
+    attributes are ``nn.conv2d_transpose``'s."""
+
+    name = "relay.qnn.conv2d_transpose"
+    kernel_layout = str_prop("IOHW")
+    output_padding = ints_prop((0, 0))
+    PRODUCT: ClassVar[type[RelayOp]] = Conv2DTransposeOp
 
 
 @irdl_op_definition
@@ -612,6 +697,23 @@ class QnnBinaryOp(QnnOp):
         check_param(operand_types[6], "output_scale", "float32")
         check_param(operand_types[7], "output_zero_point", "int32")
         return [tensor(shape, lhs.get_element_type())]
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``QnnBinaryBroadcastLayout``: the broadcast rule for ``lhs`` and
+        ``rhs``, ``C`` for the scales and zero points; a side with per-channel
+        parameters moves its axis with its layout."""
+        shapes = [
+            tuple(t.get_shape()) if isinstance(t, TensorType) else ()
+            for t in old_types[:2]
+        ]
+        inferred = broadcast_layouts(head(new_layouts, 2), old_layouts[:2], shapes)
+        axes = (get_int(self.lhs_axis), get_int(self.rhs_axis))
+        return binary_axes(inferred, old_layouts, old_types, axes)
 
     def params_per_axis_of(
         self, ty: TensorType, axis: int, side: str, params: Sequence[Attribute]
@@ -792,6 +894,23 @@ class QnnConcatenateOp(QnnOp):
                 parts.append(requantize_values(acc, ratio, out_zp, dtype, "None"))
         return np.concatenate(parts, axis=get_int(self.axis))
 
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``QnnConcatenateLayout``: ``concatenate``'s rule for the inputs
+        (``axis`` follows them), ``C`` for the per-tensor scales and zero points."""
+        try:
+            n = self.count(len(old_types))
+        except TypeRelationError:
+            return None
+        concat = self.layout_variant(ConcatenateOp).infer_correct_layout(
+            head(new_layouts, n), old_layouts[:n], old_types[:n]
+        )
+        return with_params(concat, 2 * n + 2)
+
     def is_copied(self, i: int, n: int) -> bool:
         """Whether input ``i`` has the output's scale and zero point (the same
         values): it is then copied, not requantized."""
@@ -841,9 +960,38 @@ class QnnAvgPool2DOp(QnnOp, PaddedOp):
     count_include_pad = bool_prop(False)
     PAIR_ATTRS: ClassVar[tuple[str, ...]] = ("pool_size", "strides", "dilation")
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data",)
 
     def pool(self) -> AvgPool2DOp:
         return cast(AvgPool2DOp, self.layout_variant(AvgPool2DOp))
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """``nn.avg_pool2d``'s rule for the data, ``C`` for the scales and zero
+        points (Relay's ``QnnAvgPoolInferCorrectLayout``)."""
+        pool = self.pool().infer_correct_layout(
+            head(new_layouts, 1), old_layouts[:1], old_types[:1]
+        )
+        return with_params(pool, 4)
+
+    def convert_layout(
+        self, desired: Sequence[str], operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """As ``nn.avg_pool2d``: ``layout`` and ``out_layout`` become
+        ``desired[0]``."""
+        pool = self.pool().convert_layout(desired, operand_types[:1])
+        if pool is None:
+            return None
+        return self.layout_variant(
+            updates={
+                "layout": pool.properties["layout"],
+                "out_layout": pool.properties["out_layout"],
+            }
+        )
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         data = ranked(operand_types[0], "data")
@@ -883,6 +1031,7 @@ QNN_OPS: list[type[RelayOp]] = [
     DequantizeOp,
     RequantizeOp,
     QnnConv2DOp,
+    QnnConv2DTransposeOp,
     QnnDenseOp,
     QnnBatchMatmulOp,
     QnnAddOp,

@@ -958,8 +958,9 @@ class StridedSliceOp(_UnaryTransformOp):
         for (a, b, e, st), (_, start, stride, length) in zip(
             self._entries(len(shape)), plan, strict=True
         ):
-            if start == 0 and stride == 1 and length == shape[a] != DYN:
-                continue  # the whole axis: nothing to slice
+            whole = start == 0 and stride == 1 and length == shape[a] != DYN
+            if whole and self.axes is None:
+                continue  # the whole axis: nothing to slice (given axes are kept)
             letter = old.axes[a].letter
             axes.append(new.index_of(letter))
             factor = new.factor_of(letter)

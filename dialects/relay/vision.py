@@ -1,7 +1,9 @@
-"""Vision ops (Relay's ``vision.*``): ``vision.roi_align``.
+"""Vision ops (Relay's ``vision.*``): ``vision.roi_align``, ``vision.roi_pool``
+(:class:`RoiPoolOp`).
 
-``vision.roi_align(data, rois)`` pools each region of interest of ``NCHW`` data to
-``pooled_size``: ``rois`` is ``[R, 5]``, a row ``(batch index, x1, y1, x2, y2)`` in
+``vision.roi_align(data, rois)`` pools each region of interest of ``NCHW`` (or
+``NHWC``: the same, transposed; the kernel runs it as ``NCHW`` between transforms)
+data to ``pooled_size``: ``rois`` is ``[R, 5]``, a row ``(batch index, x1, y1, x2, y2)`` in
 input coordinates scaled by ``spatial_scale`` (Relay's form; the batch index is a
 float holding an integer). Each output bin averages (``mode="avg"``) or takes the
 largest of (``"max"``) ``gh x gw`` bilinear samples at the centres of a regular grid
@@ -56,6 +58,12 @@ from xrelay.dialects.relay.base import (
     tensor,
 )
 from xrelay.dialects.relay.dtypes import astype, is_float
+from xrelay.dialects.relay.layout import Layout
+from xrelay.dialects.relay.layout_rules import (
+    InferredLayouts,
+    LayoutConversionError,
+    MaybeLayout,
+)
 from xrelay.status import index_error
 
 ROI_ALIGN_MODES = ("avg", "max")
@@ -205,6 +213,7 @@ class RoiAlignOp(RelayOp):
     aligned = bool_prop(False)
     assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data", "rois")
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")
@@ -212,9 +221,10 @@ class RoiAlignOp(RelayOp):
         elem = same_elem([x, rois], ["data", "rois"])
         if not is_float(elem):
             raise TypeRelationError(f"data must be a float tensor, got {x}")
-        if get_str(self.layout) != "NCHW":
+        layout = get_str(self.layout)
+        if layout not in ROI_ALIGN_LAYOUTS:
             raise TypeRelationError(
-                f'layout "{get_str(self.layout)}" is not supported (NCHW)'
+                f'layout "{layout}" is not supported (NCHW or NHWC)'
             )
         if get_str(self.mode) not in ROI_ALIGN_MODES:
             raise TypeRelationError(f'unknown mode "{get_str(self.mode)}" (avg or max)')
@@ -225,20 +235,26 @@ class RoiAlignOp(RelayOp):
             )
         xs, rs = x.get_shape(), rois.get_shape()
         if len(xs) != 4:
-            raise TypeRelationError(f"data must be NCHW (rank 4), got {x}")
-        if 0 in xs[2:]:
+            raise TypeRelationError(f"data must be {layout} (rank 4), got {x}")
+        nchw = [xs[layout.index(c)] for c in "NCHW"]
+        if 0 in nchw[2:]:
             raise TypeRelationError(f"data has an empty spatial axis: {x}")
         if len(rs) != 2 or rs[1] not in (5, DYN):
             raise TypeRelationError(
                 f"rois must be [R, 5] (batch index, x1, y1, x2, y2), got {rois}"
             )
-        return [tensor([rs[0], xs[1], *pooled], elem)]
+        out = {"N": rs[0], "C": nchw[1], "H": pooled[0], "W": pooled[1]}
+        return [tensor([out[c] for c in layout], elem)]
 
     def compute(self, *args: Any) -> Any:
         pooled = get_ints(self.pooled_size)
+        nhwc = get_str(self.layout) == "NHWC"
+        data = np.asarray(args[0])
+        if nhwc:
+            data = data.transpose(0, 3, 1, 2)
         with np.errstate(invalid="ignore", over="ignore"):
-            return roi_align(
-                np.asarray(args[0]),
+            out = roi_align(
+                data,
                 np.asarray(args[1]),
                 (pooled[0], pooled[1]),
                 get_float(self.spatial_scale),
@@ -246,8 +262,230 @@ class RoiAlignOp(RelayOp):
                 get_str(self.mode),
                 get_bool(self.aligned),
             )
+        return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if nhwc else out
+
+    def primal_form(
+        self,
+    ) -> tuple[RelayOp, list[tuple[str, str] | None], tuple[str, str] | None] | None:
+        """``NHWC``: the ``NCHW`` op between transforms (what the kernel runs)."""
+        if get_str(self.layout) != "NHWC":
+            return None
+        op = self.layout_variant(updates={"layout": "NCHW"})
+        return op, [("NHWC", "NCHW"), None], ("NCHW", "NHWC")
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``ROIAlignInferCorrectLayout``: the data in the op's ``layout``
+        (whatever its producer gives), the rois as they are; the result in
+        ``layout``."""
+        layout = get_str(self.layout)
+        if layout not in ROI_ALIGN_LAYOUTS:
+            return None
+        data = Layout.parse(layout)
+        return InferredLayouts((data, _ROIS), (data,))
+
+    def convert_layout(
+        self, desired: Sequence[str], operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """Relay's ``convert_roi_align``: ``layout`` becomes ``desired[0]`` (``NCHW``
+        or ``NHWC``); the rois' layout is ``"default"``."""
+        if len(desired) != 2:
+            raise LayoutConversionError(
+                f"{self.name} takes 2 desired layouts (data and rois), got "
+                f"{len(desired)}: {list(desired)}"
+            )
+        if desired[0] not in ROI_ALIGN_LAYOUTS or desired[1] != "default":
+            raise LayoutConversionError(
+                f"{self.name} takes the desired layouts [NCHW or NHWC, 'default'], got "
+                f"{list(desired)}"
+            )
+        return self.layout_variant(updates={"layout": desired[0]})
 
 
-VISION_OPS: list[type[RelayOp]] = [RoiAlignOp]
+ROI_ALIGN_LAYOUTS = ("NCHW", "NHWC")
+_ROIS = Layout.parse("NC")
+"""The rois' layout in the rules: ``[R, 5]`` rows, never transformed."""
 
-__all__ = ["ROI_ALIGN_MODES", "VISION_OPS", "RoiAlignOp", "roi_align"]
+
+ROI_POOL_EPSILON = 1e-5
+"""Relay's guard against float error in the bin bounds (``floor(p * bin + eps)``,
+``ceil((p + 1) * bin - eps)``)."""
+ROI_POOL_LIMIT = 2.0**30
+"""A scaled, rounded coordinate at or beyond this magnitude (or NaN) makes its region
+empty: every bin is 0."""
+
+
+def roi_pool_bounds(
+    roi: Any, scale: Any, size: tuple[int, int], pooled: tuple[int, int], dt: Any
+) -> list[list[tuple[int, int, int, int]]] | None:
+    """``[ph][pw] -> (h0, h1, w0, w1)`` window bounds (clamped into the data) of each
+    bin of one region (floats of ``dt``), or ``None`` for an empty region."""
+    coords: list[int] = []
+    for v in roi[1:]:
+        r = np.round(dt(v) * dt(scale))
+        if not abs(r) < ROI_POOL_LIMIT:  # NaN too
+            return None
+        coords.append(int(r))
+    sw, sh, ew, eh = coords
+    eps = dt(ROI_POOL_EPSILON)
+    out: list[list[tuple[int, int, int, int]]] = []
+    rh, rw = max(eh - sh + 1, 1), max(ew - sw + 1, 1)
+    bin_h, bin_w = dt(rh) / dt(pooled[0]), dt(rw) / dt(pooled[1])
+    h, w = size
+
+    def span(p: int, step: Any, start: int, limit: int) -> tuple[int, int]:
+        lo = int(np.floor(dt(p) * step + eps)) + start
+        hi = int(np.ceil(dt(p + 1) * step - eps)) + start
+        return min(max(lo, 0), limit), min(max(hi, 0), limit)
+
+    for p in range(pooled[0]):
+        h0, h1 = span(p, bin_h, sh, h)
+        out.append([(h0, h1, *span(q, bin_w, sw, w)) for q in range(pooled[1])])
+    return out
+
+
+def roi_pool(
+    data: Array,
+    rois: Array,
+    pooled: tuple[int, int],
+    scale: float,
+    name: str = "relay.vision.roi_pool",
+) -> Array:
+    """The reference semantics of ``vision.roi_pool`` on ``NCHW`` data (the
+    :class:`RoiPoolOp` docstring)."""
+    n, c, h, w = data.shape
+    dt = np.float64 if data.dtype == np.float64 else np.float32
+    x = data.astype(dt)
+    out = np.zeros((rois.shape[0], c, pooled[0], pooled[1]), dt)
+    for r, roi in enumerate(rois.astype(dt)):
+        bi = batch_index(roi[0])
+        if not 0 <= bi < n:
+            raise index_error(name, bi, n)
+        bounds = roi_pool_bounds(roi, scale, (h, w), pooled, dt)
+        if bounds is None:
+            continue
+        for p, row in enumerate(bounds):
+            for q, (h0, h1, w0, w1) in enumerate(row):
+                if h0 < h1 and w0 < w1:
+                    out[r, :, p, q] = np.max(x[bi, :, h0:h1, w0:w1], axis=(1, 2))
+    return astype(out, data.dtype)
+
+
+@irdl_op_definition
+class RoiPoolOp(RelayOp):
+    """Region-of-interest max pooling (Relay's ``vision.roi_pool``): each region of
+    ``rois`` (``[R, 5]``: batch index, x1, y1, x2, y2) scaled by ``spatial_scale`` and
+    rounded (ties to even) to whole pixels, at least 1x1, split into ``pooled_size``
+    bins (``floor(p * bin + 1e-5)`` to ``ceil((p + 1) * bin - 1e-5)``, clamped into
+    the data); each bin is the largest value of its window (NaN wins), 0 when the
+    window is empty. A coordinate that is NaN or rounds beyond 2**30 empties its
+    region (all 0); a bad batch index fails the run, as ``roi_align``. ``NCHW`` or
+    ``NHWC`` (computed as NCHW between transforms). The result is ``[R, C, PH, PW]``
+    in the layout."""
+
+    name = "relay.vision.roi_pool"
+    data = operand_def(ANY_TENSOR)
+    rois = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    pooled_size = ints_prop()
+    spatial_scale = float_prop()
+    layout = str_prop("NCHW")
+    assembly_format = FORMAT
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data", "rois")
+
+    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        x = ranked(operand_types[0], "data")
+        rois = ranked(operand_types[1], "rois")
+        elem = same_elem([x, rois], ["data", "rois"])
+        if not is_float(elem):
+            raise TypeRelationError(f"data must be a float tensor, got {x}")
+        layout = get_str(self.layout)
+        if layout not in ROI_ALIGN_LAYOUTS:
+            raise TypeRelationError(
+                f'layout "{layout}" is not supported (NCHW or NHWC)'
+            )
+        pooled = get_ints(self.pooled_size)
+        if len(pooled) != 2 or min(pooled) < 1:
+            raise TypeRelationError(
+                f"pooled_size must be 2 positive ints, got {list(pooled)}"
+            )
+        xs, rs = x.get_shape(), rois.get_shape()
+        if len(xs) != 4:
+            raise TypeRelationError(f"data must be {layout} (rank 4), got {x}")
+        if len(rs) != 2 or rs[1] not in (5, DYN):
+            raise TypeRelationError(
+                f"rois must be [R, 5] (batch index, x1, y1, x2, y2), got {rois}"
+            )
+        nchw = [xs[layout.index(ch)] for ch in "NCHW"]
+        out = {"N": rs[0], "C": nchw[1], "H": pooled[0], "W": pooled[1]}
+        return [tensor([out[ch] for ch in layout], elem)]
+
+    def compute(self, *args: Any) -> Any:
+        pooled = get_ints(self.pooled_size)
+        nhwc = get_str(self.layout) == "NHWC"
+        data = np.asarray(args[0])
+        if nhwc:
+            data = data.transpose(0, 3, 1, 2)
+        with np.errstate(invalid="ignore", over="ignore"):
+            out = roi_pool(
+                data,
+                np.asarray(args[1]),
+                (pooled[0], pooled[1]),
+                get_float(self.spatial_scale),
+            )
+        return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if nhwc else out
+
+    def primal_form(
+        self,
+    ) -> tuple[RelayOp, list[tuple[str, str] | None], tuple[str, str] | None] | None:
+        """``NHWC``: the ``NCHW`` op between transforms (what the kernel runs)."""
+        if get_str(self.layout) != "NHWC":
+            return None
+        op = self.layout_variant(updates={"layout": "NCHW"})
+        return op, [("NHWC", "NCHW"), None], ("NCHW", "NHWC")
+
+    def infer_correct_layout(
+        self,
+        new_layouts: Sequence[MaybeLayout] | None,
+        old_layouts: Sequence[MaybeLayout],
+        old_types: Sequence[Attribute],
+    ) -> InferredLayouts | None:
+        """Relay's ``ROIPoolInferCorrectLayout``: the data in the op's ``layout``, the
+        rois as they are."""
+        layout = get_str(self.layout)
+        if layout not in ROI_ALIGN_LAYOUTS:
+            return None
+        data = Layout.parse(layout)
+        return InferredLayouts((data, _ROIS), (data,))
+
+    def convert_layout(
+        self, desired: Sequence[str], operand_types: Sequence[Attribute]
+    ) -> RelayOp | None:
+        """Relay's ``convert_roi_pool``: ``layout`` becomes ``desired[0]``."""
+        if (
+            len(desired) != 2
+            or desired[0] not in ROI_ALIGN_LAYOUTS
+            or desired[1] != "default"
+        ):
+            raise LayoutConversionError(
+                f"{self.name} takes the desired layouts [NCHW or NHWC, 'default'], got "
+                f"{list(desired)}"
+            )
+        return self.layout_variant(updates={"layout": desired[0]})
+
+
+VISION_OPS: list[type[RelayOp]] = [RoiAlignOp, RoiPoolOp]
+
+__all__ = [
+    "ROI_ALIGN_MODES",
+    "VISION_OPS",
+    "RoiAlignOp",
+    "RoiPoolOp",
+    "roi_align",
+    "roi_pool",
+]

@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, TypeAttribute
 from xdsl.irdl import OptionalDef, VarOperandDef, VarResultDef
 from xdsl.utils.exceptions import VerifyException
 
@@ -594,6 +594,9 @@ def _make(
     except IncompleteTypeError:
         if not any(isinstance(o.type, UnrankedTensorType) for o in operands):
             raise
+        if cls is TupleOp:  # a tuple of values of unknown types: still a tuple
+            fields = tuple(cast(TypeAttribute, o.type) for o in operands)
+            return cls.make(operands, attrs, result_types=[TupleType(fields)])
         n_results = len(cls.get_irdl_definition().results)
         return cls.make(operands, attrs, result_types=[UNKNOWN] * n_results)
 

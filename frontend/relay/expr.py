@@ -420,6 +420,10 @@ class Call(Expr):
         self.op: Op | Expr = Op.get(op) if isinstance(op, str) else op
         self.args: list[Expr] = [to_expr(a) for a in args]
         self.attrs = Attrs(attrs or {})
+        # Relay's type arguments of a polymorphic op: xrelay's ops are monomorphic,
+        # so they are kept for code that passes them on (``Call(c.op, c.args,
+        # c.attrs, c.type_args, span)``) and are always empty after lifting
+        self.type_args: list[Any] = list(type_args or [])
         self.span = span
         self.site = _user_site()
 

@@ -94,6 +94,12 @@ def attr_value(attr: Attribute) -> Any:
         return attr.data
     if isinstance(attr, DenseArrayBase):
         return list(cast(DenseArrayBase[IntegerType], attr).get_values())
+    if (
+        isinstance(attr, ArrayAttr)
+        and attr.data
+        and all(isinstance(a, FloatAttr) for a in attr.data)
+    ):  # a list of floats (resize2d's roi)
+        return [cast(FloatAttr, a).value.data for a in attr.data]
     if isinstance(attr, TypeAttribute) and not isinstance(attr, ArrayAttr):
         try:
             return dtypes.dtype_name(attr)

@@ -18,6 +18,7 @@ from xdsl.ir import SSAValue
 from xrelay.dialects.relay import nn, transform
 from xrelay.dialects.relay.base import get_int, get_str
 from xrelay.dialects.relay.layout import Layout
+from xrelay.dialects.relay.slice_like import SliceLikeOp
 from xrelay.lowering.builder import Buffer, Index, KernelBuilder
 from xrelay.lowering.kernels import (
     OpContext,
@@ -171,6 +172,9 @@ def _strided_slice_map(cx: OpContext, idx: list[Index]) -> list[Index]:
 
 
 pointwise(transform.StridedSliceOp)(_gather(_strided_slice_map))
+
+# slice_like keeps a leading part: the data is read at the output index
+pointwise(SliceLikeOp)(_gather(lambda cx, idx: list(idx)))
 
 
 @pointwise(transform.SplitOp)

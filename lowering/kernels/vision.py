@@ -218,3 +218,92 @@ def _roi_align(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
         count = kb.select(nonempty, kb.cast(wide, F64, dt), kb.const(1, dt))
         acc = kb.div(acc, count, dt)
     return kb.cast(acc, dt, cx.out_dtype())
+
+
+def _rounded_coord(
+    kb: KernelBuilder, v: SSAValue, scale: SSAValue, dt: DType
+) -> tuple[SSAValue, SSAValue]:
+    """``(round(v * scale) as i64, whether it is in range)`` (``roi_pool_bounds``);
+    an out-of-range or NaN value converts as 0."""
+    r = kb.math("roundeven", kb.mul(v, scale))
+    limit = kb.const(vision.ROI_POOL_LIMIT, dt)
+    ok = kb.logical_and(
+        kb.cmp("lt", r, limit, dt), kb.cmp("gt", r, kb.neg(limit, dt), dt)
+    )
+    return kb.cast(kb.select(ok, r, kb.zero(dt)), dt, I64), ok
+
+
+def _clamp_i64(kb: KernelBuilder, v: SSAValue, hi: int) -> SSAValue:
+    zero, top = kb.const(0, I64), kb.const(hi, I64)
+    v = kb.select(kb.cmp("lt", v, zero, I64), zero, v)
+    return kb.select(kb.cmp("gt", v, top, I64), top, v)
+
+
+@pointwise(vision.RoiPoolOp, cheap=False)
+def _roi_pool(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, vision.RoiPoolOp)
+    kb = cx.kb
+    data, rois = cx.operands
+    n, _, h, w = data.shape
+    ph_n, pw_n = get_ints(op.pooled_size)
+    dt = F64 if data.dtype == F64 else np.dtype(np.float32)
+    roi, c, p, q = idx
+    row = [kb.cast(rois.at([roi, k]), rois.dtype, dt) for k in range(5)]
+    b = row[0]
+    limit = kb.const(2.0**62, dt)
+    finite = kb.logical_and(
+        kb.cmp("lt", b, limit, dt), kb.cmp("gt", b, kb.neg(limit, dt), dt)
+    )
+    b_int = kb.select(
+        finite,
+        kb.cast(kb.select(finite, b, kb.zero(dt)), dt, I64),
+        kb.const(-1, I64),
+    )
+    batch = kb.checked_index(
+        kb.index_cast(b_int, I64), n, code_of(op.name), from_end=False
+    )
+    scale = kb.const(get_float(op.spatial_scale), dt)
+    (sw, ok0), (sh, ok1), (ew, ok2), (eh, ok3) = (
+        _rounded_coord(kb, v, scale, dt) for v in row[1:]
+    )
+    valid = kb.logical_and(kb.logical_and(ok0, ok1), kb.logical_and(ok2, ok3))
+    one = kb.const(1, I64)
+    eps = kb.const(vision.ROI_POOL_EPSILON, dt)
+
+    def span(
+        pos: Index, start: SSAValue, end: SSAValue, pooled: int, size: int
+    ) -> tuple[SSAValue, SSAValue]:
+        extent = kb.add(kb.sub(end, start), one)
+        extent = kb.select(kb.cmp("lt", extent, one, I64), one, extent)
+        step = kb.div(kb.cast(extent, I64, dt), kb.const(pooled, dt), dt)
+        pf = kb.cast(kb.int_of_index(pos), I64, dt)
+        lo = kb.math("floor", kb.add(kb.mul(pf, step), eps))
+        hi = kb.math("ceil", kb.sub(kb.mul(kb.add(pf, kb.const(1, dt)), step), eps))
+        lo_i = kb.add(kb.cast(lo, dt, I64), start)
+        hi_i = kb.add(kb.cast(hi, dt, I64), start)
+        return _clamp_i64(kb, lo_i, size), _clamp_i64(kb, hi_i, size)
+
+    h0, h1 = span(p, sh, eh, ph_n, h)
+    w0, w1 = span(q, sw, ew, pw_n, w)
+    # an empty region (out-of-range coordinates) visits nothing
+    zero_i = kb.const(0, I64)
+    h1 = kb.select(valid, h1, zero_i)
+    h0 = kb.select(valid, h0, zero_i)
+    non_empty = kb.logical_and(
+        kb.logical_and(valid, kb.cmp("lt", h0, h1, I64)), kb.cmp("lt", w0, w1, I64)
+    )
+    lowest = kb.const(-np.inf, dt)
+
+    def row_max(yy: Index, acc: list[SSAValue]) -> list[SSAValue]:
+        def col(xx: Index, inner: list[SSAValue]) -> list[SSAValue]:
+            v = kb.cast(data.at([batch, c, yy, xx]), data.dtype, dt)
+            return [kb.max(inner[0], v, dt)]
+
+        return kb.fold_loop(kb.index_cast(w0, I64), kb.index_cast(w1, I64), acc, col)
+
+    (best,) = kb.fold_loop(
+        kb.index_cast(h0, I64), kb.index_cast(h1, I64), [lowest], row_max
+    )
+    out = kb.select(non_empty, best, kb.zero(dt))
+    return kb.cast(out, dt, cx.out_dtype())

@@ -14,6 +14,7 @@ UNLOWERED: list[str] = [
     "relay.qnn.dequantize",
     "relay.qnn.requantize",
     "relay.qnn.conv2d",
+    "relay.qnn.conv2d_transpose",
     "relay.qnn.dense",
     "relay.qnn.batch_matmul",
     "relay.qnn.add",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from xrelay import relay
@@ -92,6 +93,22 @@ def test_hook_returning_a_bigger_expression_is_a_clear_error():
         run(before(), transform.AlterOpLayout())
 
 
+def test_hook_argument_that_does_not_build_is_a_clear_error():
+    def bad(attrs: Any, inputs: Any, tinfos: Any, out_type: Any) -> Any:
+        data, weight = inputs
+        return relay.nn.conv2d(
+            data, weight + relay.const(np.ones((5,), "float32")), **attrs
+        )
+
+    with (
+        TempOpAttr("nn.conv2d", "FTVMAlterOpLayout", bad),
+        pytest.raises(
+            Exception, match="layout hook of relay.nn.conv2d returned arguments"
+        ),
+    ):
+        run(before(), transform.AlterOpLayout())
+
+
 def test_register_alter_op_layout_with_levels():
     def alter(attrs: Any, inputs: Any, tinfos: Any, out_type: Any) -> Any:
         new_attrs = dict(attrs)
@@ -137,7 +154,8 @@ def test_register_infer_correct_layout():
         return None  # relu cannot adapt: it gets its input back in NCHW
 
     def follow(attrs: Any, new_in: Any, old_in: Any, types: Any) -> Any:
-        layout = new_in[0] if new_in[0] is not None else old_in[0]
+        # the first call has no new layouts (None), as in TVM
+        layout = new_in[0] if new_in else old_in[0]
         return relay.op.InferCorrectLayoutOutput([layout], [layout], attrs)
 
     desired = {"nn.conv2d": ["NHWC", "default"]}

@@ -157,6 +157,33 @@ def test_conv2d_dense_batch_matmul():
     )
 
 
+def test_conv2d_transpose_canonical_and_built():
+    """``qnn.conv2d_transpose`` becomes an int32 ``nn.conv2d_transpose`` (8-bit
+    operands legalized to int16 by the build), bit for bit."""
+    rng = np.random.default_rng(11)
+    x = rng.integers(0, 256, size=(1, 4, 5, 5)).astype(np.uint8)
+    w = rng.integers(-128, 128, size=(4, 3, 3, 3)).astype(np.int8)
+    mod = check_canonical(
+        lambda a, b: relay.qnn.op.conv2d_transpose(
+            a,
+            b,
+            c(131, I32),
+            c(-2, I32),
+            c(0.1, F32),
+            c(0.1, F32),
+            strides=2,
+            padding=1,
+            output_padding=1,
+            channels=3,
+            kernel_size=3,
+        ),
+        x,
+        w,
+    )
+    lib = xrelay.build(mod)
+    np.testing.assert_array_equal(np.asarray(lib(x, w)), interpret(mod, x, w))
+
+
 @pytest.mark.parametrize("kind", ["add", "subtract", "mul"])
 def test_binary(kind: str):
     rng = np.random.default_rng(4)

@@ -23,10 +23,11 @@ relay Vars standing for the operands, ``tinfos`` / ``out_type`` / ``old_in_types
 their ``TensorType``s, layouts :class:`~xrelay.dialects.relay.layout.Layout`s (``None``
 where unknown).
 
-Difference from TVM: xrelay's layout rewriter replaces one op by one op, so a hook
-must return a call of ONE operator whose arguments are the hook's ``inputs`` in
-order (the rewriter inserts the layout transforms); anything else is a
-:class:`LayoutHookError` naming the op.
+As in TVM, a hook returns a call of ONE operator (the rewriter inserts the layout
+transforms around it) with as many arguments as the op has operands; an argument may
+be an expression over the hook's ``inputs`` (``relay.multiply(weight, 2.0)``), built
+before the op and standing where the input of its position stood. Anything else is
+a :class:`LayoutHookError` naming the op.
 """
 
 from __future__ import annotations
@@ -34,12 +35,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from xrelay.dialects.relay import frontend_calls
 from xrelay.dialects.relay.base import RelayOp, TypeRelationError
 from xrelay.dialects.relay.layout import Layout
-from xrelay.dialects.relay.layout_rules import InferredLayouts, MaybeLayout
+from xrelay.dialects.relay.layout_rules import (
+    InferredLayouts,
+    MaybeLayout,
+    OperandBuilder,
+    Replacement,
+)
 from xrelay.dialects.relay.op_attrs import (
     ALTER_OP_LAYOUT,
     CONVERT_OP_LAYOUT,
@@ -49,7 +55,15 @@ from xrelay.dialects.relay.op_attrs import (
     register_op_attr,
 )
 from xrelay.dialects.relay.testing import placeholders
-from xrelay.frontend.relay.expr import Attrs, Call, Op, TupleWrapper, Var, to_expr
+from xrelay.frontend.relay.expr import (
+    Attrs,
+    Call,
+    Expr,
+    Op,
+    TupleWrapper,
+    Var,
+    to_expr,
+)
 from xrelay.frontend.relay.lift import Lifter, attr_value
 from xrelay.frontend.relay.ty import TypeLike, from_ir
 
@@ -130,7 +144,7 @@ def _inputs(types: Sequence[Attribute]) -> tuple[list[Var], list[TypeLike]]:
 
 def _replacement(
     result: Any, inputs: Sequence[Var], types: Sequence[Attribute], op: RelayOp
-) -> RelayOp | None:
+) -> RelayOp | Replacement | None:
     """The detached op a hook's result stands for."""
     from xrelay.dialects.relay import OPS_BY_NAME
     from xrelay.frontend.relay.emitter import _Emitter  # pyright: ignore[reportPrivateUsage]
@@ -144,13 +158,11 @@ def _replacement(
             f"{what} must return a call of one operator on its inputs (or None), got "
             f"{expr!r}"
         )
-    if len(expr.args) != len(inputs) or any(
-        a is not b for a, b in zip(expr.args, inputs, strict=False)
-    ):
+    if len(expr.args) != len(inputs):
         raise LayoutHookError(
-            f"{what} returned {expr.op.name} on other arguments than its inputs: "
-            "xrelay's layout passes replace one op by one op over the same operands "
-            "(they insert the layout transforms themselves)"
+            f"{what} returned {expr.op.name} on {len(expr.args)} arguments, but the op "
+            f"has {len(inputs)} operands: xrelay's layout passes replace one op by one "
+            "op with its operands in the same positions"
         )
     cls = OPS_BY_NAME.get(expr.op.ir_name)
     if cls is None:
@@ -158,14 +170,44 @@ def _replacement(
     attrs = _Emitter.clean_attrs(cls, expr)
     try:
         # typed later by the rewriter, on the operands in their new layouts
-        return op.layout_variant(cls, attrs)
+        new = op.layout_variant(cls, attrs)
     except (TypeError, ValueError) as e:
         raise LayoutHookError(f"{what} returned an invalid {cls.name}: {e}") from e
+    if all(a is b for a, b in zip(expr.args, inputs, strict=True)):
+        return new
+    return Replacement(new, _operand_builder(list(expr.args), inputs, what))
+
+
+def _operand_builder(
+    args: Sequence[Expr], inputs: Sequence[Var], what: str
+) -> OperandBuilder:
+    """Builds the hook's argument expressions on the op's operand values."""
+    from xrelay.frontend.relay.emitter import (
+        BuildError,
+        _Emitter,  # pyright: ignore[reportPrivateUsage]
+        _Lifted,  # pyright: ignore[reportPrivateUsage]
+    )
+
+    def build(values: Sequence[SSAValue]) -> tuple[list[Operation], list[SSAValue]]:
+        emitter = _Emitter(None, _Lifted(), "layout_hook")
+        emitter.scopes[0].update(zip(inputs, values, strict=True))
+        try:
+            out = [emitter.single(emitter.emit(a)) for a in args]
+        except BuildError as e:
+            raise LayoutHookError(
+                f"{what} returned arguments that do not build: {e}"
+            ) from e
+        ops = list(emitter.block.ops)
+        for new in ops:
+            emitter.block.detach_op(new)
+        return ops, out
+
+    return build
 
 
 def run_alter_hook(
     fn: Callable[..., Any], op: RelayOp, types: Sequence[Attribute]
-) -> RelayOp | None:
+) -> RelayOp | Replacement | None:
     """Call a TVM-style ``FTVMAlterOpLayout`` function for ``op``."""
     inputs, tinfos = _inputs(types)
     try:
@@ -182,7 +224,7 @@ def run_convert_hook(
     op: RelayOp,
     types: Sequence[Attribute],
     desired: Sequence[str],
-) -> RelayOp | None:
+) -> RelayOp | Replacement | None:
     """Call a TVM-style ``FTVMConvertOpLayout`` function for ``op``."""
     inputs, tinfos = _inputs(types)
     result = fn(_attrs(op), inputs, tinfos, list(desired))
@@ -203,7 +245,7 @@ def run_infer_hook(
     """Call a TVM-style ``FInferCorrectLayout`` function for ``op``."""
     out = fn(
         _attrs(op),
-        list(new) if new is not None else [None] * len(old),
+        list(new) if new is not None else None,
         list(old),
         [from_ir(t) for t in types],
     )

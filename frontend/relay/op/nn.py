@@ -275,6 +275,72 @@ def avg_pool2d(
     )
 
 
+def _scale_value(value: object, what: str) -> float:
+    """A static upsampling scale: a number or a constant (TVM makes a constant scale
+    static too)."""
+    if isinstance(value, Constant):
+        return float(value.data.reshape(-1)[0])
+    if isinstance(value, Expr):
+        raise TypeError(f"{what} must be static (a number or a constant)")
+    return float(cast(float, value))
+
+
+def upsampling(
+    data: ExprLike,
+    scale_h: float | Expr = 1,
+    scale_w: float | Expr = 1,
+    layout: str = "NCHW",
+    method: str = "nearest_neighbor",
+    align_corners: bool = False,
+) -> Call:
+    """``data`` scaled by ``scale_h`` x ``scale_w`` on its H and W axes
+    (``nearest_neighbor`` or ``bilinear``)."""
+    return call(
+        "nn.upsampling",
+        [data],
+        scale_h=_scale_value(scale_h, "scale_h"),
+        scale_w=_scale_value(scale_w, "scale_w"),
+        layout=layout,
+        method=method,
+        align_corners=align_corners,
+    )
+
+
+def deformable_conv2d(
+    data: ExprLike,
+    offset: ExprLike,
+    weight: ExprLike,
+    strides: IntOrPair = (1, 1),
+    padding: IntOrPair = (0, 0),
+    dilation: IntOrPair = (1, 1),
+    deformable_groups: int = 1,
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrPair | None = None,
+    data_layout: str = "NCHW",
+    kernel_layout: str = "OIHW",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Call:
+    """Deformable 2-D convolution: ``weight`` applied at the positions moved by
+    ``offset`` (``[N, 2 * deformable_groups * KH * KW, OH, OW]`` in NCHW)."""
+    return call(
+        "nn.deformable_conv2d",
+        [data, offset, weight],
+        strides=pair(strides, "strides"),
+        padding=pad_tuple2d(padding),
+        dilation=pair(dilation, "dilation"),
+        deformable_groups=deformable_groups,
+        groups=groups,
+        channels=channels,
+        kernel_size=opt_pair(kernel_size, "kernel_size"),
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+        out_layout=out_layout,
+        out_dtype=out_dtype,
+    )
+
+
 def global_max_pool2d(
     data: ExprLike, layout: str = "NCHW", out_layout: str = ""
 ) -> Call:
@@ -509,4 +575,5 @@ __all__ = [
     "prelu",
     "relu",
     "softmax",
+    "upsampling",
 ]

@@ -106,6 +106,14 @@ def strided_slice(
     )
 
 
+def slice_like(
+    data: ExprLike, shape_like: ExprLike, axes: Sequence[int] | None = None
+) -> Call:
+    """``data`` cut to the extents of ``shape_like`` on ``axes`` (all of its axes
+    when ``None``), from index 0."""
+    return call("slice_like", [data, shape_like], axes=opt_ints(axes, "axes"))
+
+
 def take(
     data: ExprLike,
     indices: ExprLike,

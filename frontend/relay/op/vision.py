@@ -34,4 +34,22 @@ def roi_align(
     )
 
 
-__all__ = ["roi_align"]
+def roi_pool(
+    data: ExprLike,
+    rois: ExprLike,
+    pooled_size: Sequence[int],
+    spatial_scale: float,
+    layout: str = "NCHW",
+) -> Call:
+    """Each region of ``rois`` (``[R, 5]``) max-pooled to ``pooled_size`` bins of
+    whole pixels."""
+    return call(
+        "vision.roi_pool",
+        [data, rois],
+        pooled_size=list(pooled_size),
+        spatial_scale=float(spatial_scale),
+        layout=layout,
+    )
+
+
+__all__ = ["roi_align", "roi_pool"]

@@ -153,6 +153,51 @@ def conv2d(
     )
 
 
+def conv2d_transpose(
+    data: ExprLike,
+    weight: ExprLike,
+    input_zero_point: Param,
+    kernel_zero_point: Param,
+    input_scale: Param,
+    kernel_scale: Param,
+    strides: IntOrPair = (1, 1),
+    padding: IntOrPair = (0, 0),
+    dilation: IntOrPair = (1, 1),
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrPair | None = None,
+    data_layout: str = "NCHW",
+    kernel_layout: str = "IOHW",
+    out_layout: str = "",
+    output_padding: IntOrPair = (0, 0),
+    out_dtype: str = "int32",
+) -> Call:
+    """Integer transposed 2-D convolution of the zero-point-centred operands (int32
+    result)."""
+    return call(
+        "qnn.conv2d_transpose",
+        [
+            data,
+            weight,
+            _zero_point(input_zero_point),
+            _zero_point(kernel_zero_point),
+            _scale(input_scale),
+            _scale(kernel_scale),
+        ],
+        strides=pair(strides, "strides"),
+        padding=pad_tuple2d(padding),
+        dilation=pair(dilation, "dilation"),
+        groups=groups,
+        channels=channels,
+        kernel_size=opt_pair(kernel_size, "kernel_size"),
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+        out_layout=out_layout,
+        output_padding=pair(output_padding, "output_padding"),
+        out_dtype=out_dtype,
+    )
+
+
 def dense(
     data: ExprLike,
     weight: ExprLike,

@@ -9,7 +9,7 @@ gets one too: the names are looked up in the registry on first use. The pass
 manager's own names (``Sequential``, ``PassContext``, ``module_pass``,
 ``function_pass``, ``PassInstrument``, ...) are re-exported, as in TVM, and
 ``transform.mixed_precision`` holds ``MIXED_PRECISION_ALWAYS`` / ``FOLLOW`` /
-``NEVER``.
+``NEVER``; ``LayoutConfig(skip_layers=[...])`` is ConvertLayout's.
 
     from xrelay.relay import transform
     mod = transform.Sequential([transform.InferType(), transform.FoldConstant()])(mod)
@@ -57,6 +57,7 @@ from xrelay.pass_manager import (
     pass_instrument as pass_instrument,
 )
 from xrelay.pass_manager.registry import PassEntry, all_entries
+from xrelay.transforms.convert_layout import LayoutConfig as LayoutConfig
 
 
 def _constructor(entry: PassEntry) -> Callable[..., Pass]:

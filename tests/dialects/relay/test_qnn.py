@@ -277,6 +277,71 @@ def test_conv2d_nhwc_matches_nchw():
     np.testing.assert_array_equal(out, ref.transpose(0, 2, 3, 1))
 
 
+def conv_transpose_reference(
+    x: np.ndarray, w: np.ndarray, zx: int, zw: int, stride: int, pad: int
+) -> np.ndarray:
+    """Scatter every centered input pixel times the kernel (``IOHW``) into the
+    output, then crop ``pad`` on each side."""
+    n, ci, h, wd = x.shape
+    _, co, kh, kw = w.shape
+    full = np.zeros((n, co, (h - 1) * stride + kh, (wd - 1) * stride + kw), np.int64)
+    xc = x.astype(np.int64) - zx
+    wc = w.astype(np.int64) - zw
+    for b, cc, i, j in itertools.product(range(n), range(ci), range(h), range(wd)):
+        full[b, :, i * stride : i * stride + kh, j * stride : j * stride + kw] += (
+            xc[b, cc, i, j] * wc[cc]
+        )
+    return full[:, :, pad : full.shape[2] - pad, pad : full.shape[3] - pad]
+
+
+def test_conv2d_transpose_accumulates_centered_operands_in_int32():
+    rng = np.random.default_rng(9)
+    x = rng.integers(0, 256, size=(1, 3, 4, 4)).astype(np.uint8)
+    w = rng.integers(-128, 128, size=(3, 2, 3, 3)).astype(np.int8)
+    out = one(
+        lambda a, b: relay.qnn.op.conv2d_transpose(
+            a,
+            b,
+            c(128, I32),
+            c(3, I32),
+            c(0.5, F32),
+            c([0.1, 0.2], F32),
+            strides=2,
+            padding=1,
+            channels=2,
+            kernel_size=3,
+        ),
+        x,
+        w,
+    )
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, conv_transpose_reference(x, w, 128, 3, 2, 1))
+
+
+def test_conv2d_transpose_nhwc_hwio_matches_nchw():
+    rng = np.random.default_rng(10)
+    x = rng.integers(-128, 128, size=(1, 2, 3, 3)).astype(np.int8)
+    w = rng.integers(-128, 128, size=(2, 4, 2, 2)).astype(np.int8)
+    out = one(
+        lambda a, b: relay.qnn.op.conv2d_transpose(
+            a,
+            b,
+            c(-1, I32),
+            c(0, I32),
+            c(1.0, F32),
+            c(1.0, F32),
+            channels=4,
+            kernel_size=2,
+            data_layout="NHWC",
+            kernel_layout="HWIO",
+        ),
+        x.transpose(0, 2, 3, 1).copy(),
+        w.transpose(2, 3, 0, 1).copy(),
+    )
+    ref = conv_transpose_reference(x, w, -1, 0, 1, 0)
+    np.testing.assert_array_equal(out, ref.transpose(0, 2, 3, 1))
+
+
 def test_dense_and_batch_matmul():
     rng = np.random.default_rng(6)
     x = rng.integers(0, 256, size=(3, 7)).astype(np.uint8)

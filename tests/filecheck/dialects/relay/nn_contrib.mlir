@@ -32,3 +32,12 @@ func.func @dense_pack(%x: tensor<4x32xf32>, %w: tensor<2x32x8xf32>, %q: tensor<4
   %1 = relay.nn.contrib_dense_pack %q, %qw {weight_layout = "NC4n", units = 16 : i64, out_dtype = i32} : (tensor<4x32xi8>, tensor<4x32x4xi8>) -> tensor<4x16xi32>
   func.return %0 : tensor<4x16xf32>
 }
+
+// A kernel blocked on its output channels only ([O/4, C, KH, KW, 4]); the output
+// is in blocks of 4.
+// CHECK-LABEL: func.func @o_blocked_kernel
+func.func @o_blocked_kernel(%x: tensor<1x2x8x8x8xf32>, %w: tensor<2x16x3x3x4xf32>) -> tensor<1x2x6x6x4xf32> {
+  // CHECK-NEXT: %0 = relay.nn.contrib_conv2d_NCHWc %x, %w {kernel_layout = "OIHW4o", out_layout = "NCHW4c"} : (tensor<1x2x8x8x8xf32>, tensor<2x16x3x3x4xf32>) -> tensor<1x2x6x6x4xf32>
+  %0 = relay.nn.contrib_conv2d_NCHWc %x, %w {kernel_layout = "OIHW4o", out_layout = "NCHW4c"} : (tensor<1x2x8x8x8xf32>, tensor<2x16x3x3x4xf32>) -> tensor<1x2x6x6x4xf32>
+  func.return %0 : tensor<1x2x6x6x4xf32>
+}

@@ -9,7 +9,7 @@ func.func @f(%x: tensor<1x2x8x8x8xf32>, %w: tensor<2x2x3x3x8x8xf32>) {
 // -----
 
 func.func @f(%x: tensor<1x2x8x8x8xf32>, %w: tensor<2x4x3x3x4x8xf32>) {
-  // CHECK: relay.nn.contrib_conv2d_NCHWc: kernel_layout 'OIHW4i8o' does not fit data_layout 'NCHW8c' (expected OIHW8i{o}o)
+  // CHECK: relay.nn.contrib_conv2d_NCHWc: kernel_layout 'OIHW4i8o' does not fit data_layout 'NCHW8c' (expected OIHW8i{o}o, or OIHW{o}o without groups)
   %r = relay.nn.contrib_conv2d_NCHWc %x, %w {kernel_layout = "OIHW4i8o"} : (tensor<1x2x8x8x8xf32>, tensor<2x4x3x3x4x8xf32>) -> tensor<*xf32>
   func.return
 }
@@ -99,5 +99,13 @@ func.func @f(%x: tensor<4x32xf32>, %w: tensor<2x32x8xf32>) {
 func.func @f(%x: tensor<4x32xf32>, %w: tensor<2x32x8xf32>) {
   // CHECK: property 'weight_layout' expected in operation 'relay.nn.contrib_dense_pack'
   %r = relay.nn.contrib_dense_pack %x, %w : (tensor<4x32xf32>, tensor<2x32x8xf32>) -> tensor<*xf32>
+  func.return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x8x8x4xf32>, %w: tensor<4x4x3x3x4xf32>) {
+  // CHECK: relay.nn.contrib_conv2d_NCHWc: kernel_layout 'OIHW4o' does not fit data_layout 'NCHW4c' (expected OIHW4i{o}o, or OIHW{o}o without groups)
+  %r = relay.nn.contrib_conv2d_NCHWc %x, %w {groups = 2 : i64, data_layout = "NCHW4c", kernel_layout = "OIHW4o"} : (tensor<1x2x8x8x4xf32>, tensor<4x4x3x3x4xf32>) -> tensor<*xf32>
   func.return
 }

@@ -119,3 +119,12 @@ func.func @chain(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<i32>, %sc: ten
   %d = relay.qnn.dequantize %r, %s, %z : (tensor<2x3xi8>, tensor<f32>, tensor<i32>) -> tensor<2x3xf32>
   func.return %d : tensor<2x3xf32>
 }
+
+// The integer transposed convolution: IOHW kernel by default, output_padding.
+// CHECK-LABEL: func.func @conv2d_transpose
+func.func @conv2d_transpose(%x: tensor<1x3x4x4xui8>, %w: tensor<3x2x3x3xi8>, %z: tensor<i32>, %s: tensor<f32>, %sw: tensor<2xf32>) -> tensor<1x2x8x8xi32> {
+  // CHECK-NEXT: %c = relay.qnn.conv2d_transpose %x, %w, %z, %z, %s, %sw {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>} : (tensor<1x3x4x4xui8>, tensor<3x2x3x3xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<2xf32>) -> tensor<1x2x8x8xi32>
+  // CHECK-GENERIC: "relay.qnn.conv2d_transpose"(%x, %w, %z, %z, %s, %sw)
+  %c = relay.qnn.conv2d_transpose %x, %w, %z, %z, %s, %sw {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>} : (tensor<1x3x4x4xui8>, tensor<3x2x3x3xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<2xf32>) -> tensor<1x2x8x8xi32>
+  func.return %c : tensor<1x2x8x8xi32>
+}

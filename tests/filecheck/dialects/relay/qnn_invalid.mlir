@@ -237,3 +237,19 @@ func.func @f(%x: tensor<1x1x4x4xi8>, %s: tensor<f32>, %z: tensor<i32>) -> tensor
   %r = relay.qnn.avg_pool2d %x, %s, %z, %s, %z {pool_size = array<i64: 5, 5>} : (tensor<1x1x4x4xi8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<1x1x1x1xi8>
   func.return %r : tensor<1x1x1x1xi8>
 }
+
+// -----
+
+func.func @f(%x: tensor<1x3x4x4xui8>, %w: tensor<2x2x1x1xi8>, %z: tensor<i32>, %s: tensor<f32>) -> tensor<1x2x4x4xi32> {
+  // CHECK: relay.qnn.conv2d_transpose: data has 3 input channels but the weight has 2 (its 'I' axis)
+  %r = relay.qnn.conv2d_transpose %x, %w, %z, %z, %s, %s : (tensor<1x3x4x4xui8>, tensor<2x2x1x1xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<1x2x4x4xi32>
+  func.return %r : tensor<1x2x4x4xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xi8>, %z: tensor<i32>, %s: tensor<f32>) -> tensor<1x2x4x4xi32> {
+  // CHECK: relay.qnn.conv2d_transpose: data must be int8, uint8 or int16, got f32
+  %r = relay.qnn.conv2d_transpose %x, %w, %z, %z, %s, %s : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<1x2x4x4xi32>
+  func.return %r : tensor<1x2x4x4xi32>
+}

@@ -44,3 +44,13 @@ func.func @norms(%x: tensor<2x3x4xf32>, %g: tensor<*xnone>, %b: tensor<*xnone>, 
   %3 = relay.nn.layer_norm %0, %lg, %lb {axis = -1 : i64} : (tensor<*xnone>, tensor<*xnone>, tensor<*xnone>) -> tensor<*xnone>
   func.return %3 : tensor<*xnone>
 }
+
+// -----
+
+// prelu's alpha: one value per channel along axis, of the data's dtype.
+// CHECK-LABEL: func.func @prelu(%x: tensor<1x5x4x3xf16>, %a: tensor<3xf16>) -> tensor<1x5x4x3xf16>
+// CHECK:         relay.nn.prelu %x, %a {axis = 3 : i64} : (tensor<1x5x4x3xf16>, tensor<3xf16>) -> tensor<1x5x4x3xf16>
+func.func @prelu(%x: tensor<1x5x4x3xf16>, %a: tensor<*xnone>) -> tensor<*xnone> {
+  %0 = relay.nn.prelu %x, %a {axis = 3 : i64} : (tensor<1x5x4x3xf16>, tensor<*xnone>) -> tensor<*xnone>
+  func.return %0 : tensor<*xnone>
+}
