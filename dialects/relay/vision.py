@@ -196,24 +196,23 @@ def roi_align(
     return astype(out, data.dtype)
 
 
-@irdl_op_definition
-class RoiAlignOp(RelayOp):
-    """Region-of-interest pooling by bilinear samples (module docstring); the result
-    is ``[R, C, pooled_size[0], pooled_size[1]]``."""
+ROI_ALIGN_LAYOUTS = ("NCHW", "NHWC")
+_ROIS = Layout.parse("NC")
 
-    name = "relay.vision.roi_align"
-    data = operand_def(ANY_TENSOR)
-    rois = operand_def(ANY_TENSOR)
-    result = result_def(ANY_TENSOR)
+
+class RoiOp(RelayOp):
+    """What ``vision.roi_align`` and ``vision.roi_pool`` share: data in ``NCHW`` or
+    ``NHWC`` (computed as ``NCHW`` between transforms), rois ``[R, 5]``, a result
+    ``[R, C, pooled_size[0], pooled_size[1]]`` in the data's layout, and Relay's
+    layout rules for them."""
+
     pooled_size = ints_prop()
-    spatial_scale = float_prop()
-    sample_ratio = int_prop(-1)
     layout = str_prop("NCHW")
-    mode = str_prop("avg")
-    aligned = bool_prop(False)
-    assembly_format = FORMAT
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
     DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data", "rois")
+
+    def check_mode(self) -> None:
+        """Raise a TypeRelationError for a bad attribute of the op's own."""
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x = ranked(operand_types[0], "data")
@@ -226,8 +225,7 @@ class RoiAlignOp(RelayOp):
             raise TypeRelationError(
                 f'layout "{layout}" is not supported (NCHW or NHWC)'
             )
-        if get_str(self.mode) not in ROI_ALIGN_MODES:
-            raise TypeRelationError(f'unknown mode "{get_str(self.mode)}" (avg or max)')
+        self.check_mode()
         pooled = get_ints(self.pooled_size)
         if len(pooled) != 2 or min(pooled) < 1:
             raise TypeRelationError(
@@ -237,14 +235,20 @@ class RoiAlignOp(RelayOp):
         if len(xs) != 4:
             raise TypeRelationError(f"data must be {layout} (rank 4), got {x}")
         nchw = [xs[layout.index(c)] for c in "NCHW"]
-        if 0 in nchw[2:]:
-            raise TypeRelationError(f"data has an empty spatial axis: {x}")
+        self.check_spatial(nchw, x)
         if len(rs) != 2 or rs[1] not in (5, DYN):
             raise TypeRelationError(
                 f"rois must be [R, 5] (batch index, x1, y1, x2, y2), got {rois}"
             )
         out = {"N": rs[0], "C": nchw[1], "H": pooled[0], "W": pooled[1]}
         return [tensor([out[c] for c in layout], elem)]
+
+    def check_spatial(self, nchw: list[int], data: Attribute) -> None:
+        """Raise a TypeRelationError for spatial sizes the op cannot take."""
+
+    def compute_nchw(self, data: Array, rois: Array, pooled: tuple[int, int]) -> Array:
+        """The op on ``NCHW`` data (the numpy semantics)."""
+        raise NotImplementedError
 
     def compute(self, *args: Any) -> Any:
         pooled = get_ints(self.pooled_size)
@@ -253,15 +257,7 @@ class RoiAlignOp(RelayOp):
         if nhwc:
             data = data.transpose(0, 3, 1, 2)
         with np.errstate(invalid="ignore", over="ignore"):
-            out = roi_align(
-                data,
-                np.asarray(args[1]),
-                (pooled[0], pooled[1]),
-                get_float(self.spatial_scale),
-                get_int(self.sample_ratio),
-                get_str(self.mode),
-                get_bool(self.aligned),
-            )
+            out = self.compute_nchw(data, np.asarray(args[1]), (pooled[0], pooled[1]))
         return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if nhwc else out
 
     def primal_form(
@@ -279,9 +275,9 @@ class RoiAlignOp(RelayOp):
         old_layouts: Sequence[MaybeLayout],
         old_types: Sequence[Attribute],
     ) -> InferredLayouts | None:
-        """Relay's ``ROIAlignInferCorrectLayout``: the data in the op's ``layout``
-        (whatever its producer gives), the rois as they are; the result in
-        ``layout``."""
+        """Relay's ``ROIAlignInferCorrectLayout`` / ``ROIPoolInferCorrectLayout``:
+        the data in the op's ``layout`` (whatever its producer gives), the rois as
+        they are; the result in ``layout``."""
         layout = get_str(self.layout)
         if layout not in ROI_ALIGN_LAYOUTS:
             return None
@@ -291,8 +287,8 @@ class RoiAlignOp(RelayOp):
     def convert_layout(
         self, desired: Sequence[str], operand_types: Sequence[Attribute]
     ) -> RelayOp | None:
-        """Relay's ``convert_roi_align``: ``layout`` becomes ``desired[0]`` (``NCHW``
-        or ``NHWC``); the rois' layout is ``"default"``."""
+        """Relay's ``convert_roi_align`` / ``convert_roi_pool``: ``layout`` becomes
+        ``desired[0]`` (``NCHW`` or ``NHWC``); the rois' layout is ``"default"``."""
         if len(desired) != 2:
             raise LayoutConversionError(
                 f"{self.name} takes 2 desired layouts (data and rois), got "
@@ -306,8 +302,43 @@ class RoiAlignOp(RelayOp):
         return self.layout_variant(updates={"layout": desired[0]})
 
 
-ROI_ALIGN_LAYOUTS = ("NCHW", "NHWC")
-_ROIS = Layout.parse("NC")
+@irdl_op_definition
+class RoiAlignOp(RoiOp):
+    """Region-of-interest pooling by bilinear samples (module docstring); the result
+    is ``[R, C, pooled_size[0], pooled_size[1]]``."""
+
+    name = "relay.vision.roi_align"
+    data = operand_def(ANY_TENSOR)
+    rois = operand_def(ANY_TENSOR)
+    result = result_def(ANY_TENSOR)
+    pooled_size = ints_prop()
+    spatial_scale = float_prop()
+    sample_ratio = int_prop(-1)
+    layout = str_prop("NCHW")
+    mode = str_prop("avg")
+    aligned = bool_prop(False)
+    assembly_format = FORMAT
+
+    def check_mode(self) -> None:
+        if get_str(self.mode) not in ROI_ALIGN_MODES:
+            raise TypeRelationError(f'unknown mode "{get_str(self.mode)}" (avg or max)')
+
+    def check_spatial(self, nchw: list[int], data: Attribute) -> None:
+        if 0 in nchw[2:]:
+            raise TypeRelationError(f"data has an empty spatial axis: {data}")
+
+    def compute_nchw(self, data: Array, rois: Array, pooled: tuple[int, int]) -> Array:
+        return roi_align(
+            data,
+            rois,
+            pooled,
+            get_float(self.spatial_scale),
+            get_int(self.sample_ratio),
+            get_str(self.mode),
+            get_bool(self.aligned),
+        )
+
+
 """The rois' layout in the rules: ``[R, 5]`` rows, never transformed."""
 
 
@@ -376,7 +407,7 @@ def roi_pool(
 
 
 @irdl_op_definition
-class RoiPoolOp(RelayOp):
+class RoiPoolOp(RoiOp):
     """Region-of-interest max pooling (Relay's ``vision.roi_pool``): each region of
     ``rois`` (``[R, 5]``: batch index, x1, y1, x2, y2) scaled by ``spatial_scale`` and
     rounded (ties to even) to whole pixels, at least 1x1, split into ``pooled_size``
@@ -395,88 +426,9 @@ class RoiPoolOp(RelayOp):
     spatial_scale = float_prop()
     layout = str_prop("NCHW")
     assembly_format = FORMAT
-    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
-    DESIRED_LAYOUTS: ClassVar[tuple[str, ...]] = ("data", "rois")
 
-    def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
-        x = ranked(operand_types[0], "data")
-        rois = ranked(operand_types[1], "rois")
-        elem = same_elem([x, rois], ["data", "rois"])
-        if not is_float(elem):
-            raise TypeRelationError(f"data must be a float tensor, got {x}")
-        layout = get_str(self.layout)
-        if layout not in ROI_ALIGN_LAYOUTS:
-            raise TypeRelationError(
-                f'layout "{layout}" is not supported (NCHW or NHWC)'
-            )
-        pooled = get_ints(self.pooled_size)
-        if len(pooled) != 2 or min(pooled) < 1:
-            raise TypeRelationError(
-                f"pooled_size must be 2 positive ints, got {list(pooled)}"
-            )
-        xs, rs = x.get_shape(), rois.get_shape()
-        if len(xs) != 4:
-            raise TypeRelationError(f"data must be {layout} (rank 4), got {x}")
-        if len(rs) != 2 or rs[1] not in (5, DYN):
-            raise TypeRelationError(
-                f"rois must be [R, 5] (batch index, x1, y1, x2, y2), got {rois}"
-            )
-        nchw = [xs[layout.index(ch)] for ch in "NCHW"]
-        out = {"N": rs[0], "C": nchw[1], "H": pooled[0], "W": pooled[1]}
-        return [tensor([out[ch] for ch in layout], elem)]
-
-    def compute(self, *args: Any) -> Any:
-        pooled = get_ints(self.pooled_size)
-        nhwc = get_str(self.layout) == "NHWC"
-        data = np.asarray(args[0])
-        if nhwc:
-            data = data.transpose(0, 3, 1, 2)
-        with np.errstate(invalid="ignore", over="ignore"):
-            out = roi_pool(
-                data,
-                np.asarray(args[1]),
-                (pooled[0], pooled[1]),
-                get_float(self.spatial_scale),
-            )
-        return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if nhwc else out
-
-    def primal_form(
-        self,
-    ) -> tuple[RelayOp, list[tuple[str, str] | None], tuple[str, str] | None] | None:
-        """``NHWC``: the ``NCHW`` op between transforms (what the kernel runs)."""
-        if get_str(self.layout) != "NHWC":
-            return None
-        op = self.layout_variant(updates={"layout": "NCHW"})
-        return op, [("NHWC", "NCHW"), None], ("NCHW", "NHWC")
-
-    def infer_correct_layout(
-        self,
-        new_layouts: Sequence[MaybeLayout] | None,
-        old_layouts: Sequence[MaybeLayout],
-        old_types: Sequence[Attribute],
-    ) -> InferredLayouts | None:
-        """Relay's ``ROIPoolInferCorrectLayout``: the data in the op's ``layout``, the
-        rois as they are."""
-        layout = get_str(self.layout)
-        if layout not in ROI_ALIGN_LAYOUTS:
-            return None
-        data = Layout.parse(layout)
-        return InferredLayouts((data, _ROIS), (data,))
-
-    def convert_layout(
-        self, desired: Sequence[str], operand_types: Sequence[Attribute]
-    ) -> RelayOp | None:
-        """Relay's ``convert_roi_pool``: ``layout`` becomes ``desired[0]``."""
-        if (
-            len(desired) != 2
-            or desired[0] not in ROI_ALIGN_LAYOUTS
-            or desired[1] != "default"
-        ):
-            raise LayoutConversionError(
-                f"{self.name} takes the desired layouts [NCHW or NHWC, 'default'], got "
-                f"{list(desired)}"
-            )
-        return self.layout_variant(updates={"layout": desired[0]})
+    def compute_nchw(self, data: Array, rois: Array, pooled: tuple[int, int]) -> Array:
+        return roi_pool(data, rois, pooled, get_float(self.spatial_scale))
 
 
 VISION_OPS: list[type[RelayOp]] = [RoiAlignOp, RoiPoolOp]
