@@ -128,21 +128,15 @@ class _Axis:
         return inside, low, high, w_low, w_high
 
 
-@pointwise(vision.RoiAlignOp, cheap=False)
-def _roi_align(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
-    op = cx.op
-    assert isinstance(op, vision.RoiAlignOp)
+def _roi_row(
+    cx: OpContext, roi: Index, batches: int, dt: DType
+) -> tuple[list[SSAValue], Index]:
+    """Region ``roi``'s five values (batch index, x1, y1, x2, y2) in ``dt``, and its
+    batch index checked against ``batches`` (truncated; NaN and values beyond
+    2**62 report -1: the run fails with the op's status code)."""
     kb = cx.kb
-    data, rois = cx.operands
-    n, _, h, w = data.shape
-    ph, pw = get_ints(op.pooled_size)
-    ratio = get_int(op.sample_ratio)
-    aligned = get_bool(op.aligned)
-    avg = get_str(op.mode) == "avg"
-    dt = F64 if data.dtype == F64 else np.dtype(np.float32)
-    roi, c, bi, bj = idx
+    rois = cx.operands[1]
     row = [kb.cast(rois.at([roi, k]), rois.dtype, dt) for k in range(5)]
-    # the batch index: truncated; NaN and huge values report -1
     b = row[0]
     limit = kb.const(2.0**62, dt)
     finite = kb.logical_and(
@@ -154,8 +148,25 @@ def _roi_align(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
         kb.const(-1, I64),
     )
     batch = kb.checked_index(
-        kb.index_cast(b_int, I64), n, code_of(op.name), from_end=False
+        kb.index_cast(b_int, I64), batches, code_of(cx.op.name), from_end=False
     )
+    return row, batch
+
+
+@pointwise(vision.RoiAlignOp, cheap=False)
+def _roi_align(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
+    op = cx.op
+    assert isinstance(op, vision.RoiAlignOp)
+    kb = cx.kb
+    data = cx.operands[0]
+    n, _, h, w = data.shape
+    ph, pw = get_ints(op.pooled_size)
+    ratio = get_int(op.sample_ratio)
+    aligned = get_bool(op.aligned)
+    avg = get_str(op.mode) == "avg"
+    dt = F64 if data.dtype == F64 else np.dtype(np.float32)
+    roi, c, bi, bj = idx
+    row, batch = _roi_row(cx, roi, n, dt)
     scale = kb.const(get_float(op.spatial_scale), dt)
     offset = kb.const(0.5 if aligned else 0.0, dt)
     sx, sy, ex, ey = (kb.sub(kb.mul(v, scale), offset) for v in row[1:])
@@ -244,25 +255,12 @@ def _roi_pool(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
     op = cx.op
     assert isinstance(op, vision.RoiPoolOp)
     kb = cx.kb
-    data, rois = cx.operands
+    data = cx.operands[0]
     n, _, h, w = data.shape
     ph_n, pw_n = get_ints(op.pooled_size)
     dt = F64 if data.dtype == F64 else np.dtype(np.float32)
     roi, c, p, q = idx
-    row = [kb.cast(rois.at([roi, k]), rois.dtype, dt) for k in range(5)]
-    b = row[0]
-    limit = kb.const(2.0**62, dt)
-    finite = kb.logical_and(
-        kb.cmp("lt", b, limit, dt), kb.cmp("gt", b, kb.neg(limit, dt), dt)
-    )
-    b_int = kb.select(
-        finite,
-        kb.cast(kb.select(finite, b, kb.zero(dt)), dt, I64),
-        kb.const(-1, I64),
-    )
-    batch = kb.checked_index(
-        kb.index_cast(b_int, I64), n, code_of(op.name), from_end=False
-    )
+    row, batch = _roi_row(cx, roi, n, dt)
     scale = kb.const(get_float(op.spatial_scale), dt)
     (sw, ok0), (sh, ok1), (ew, ok2), (eh, ok3) = (
         _rounded_coord(kb, v, scale, dt) for v in row[1:]
