@@ -90,9 +90,9 @@ def test_batch_matmul_int16_is_shared_by_the_threads(monkeypatch: Any):
     seen: dict[str, bool] = {}
     share_out = graph._share_out  # pyright: ignore[reportPrivateUsage]
 
-    def spy(kb: Any, parallel: dict[str, bool]) -> tuple[bool, bool]:
+    def spy(kb: Any, parallel: dict[str, bool], solo: Any) -> tuple[bool, bool]:
         seen.update(parallel)
-        return share_out(kb, parallel)
+        return share_out(kb, parallel, solo)
 
     monkeypatch.setattr(graph, "_share_out", spy)
     x = relay.var("x", shape=(4, 16, 8), dtype="int16")
