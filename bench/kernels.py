@@ -38,6 +38,13 @@ peak's time for the same work (1.0 = as fast as the peak; lower is better). A
 grouped convolution is also shown against the same convolution with ``groups=1``
 (which does ``groups`` times its work).
 
+``--scaling`` prints instead, per case, the thread scaling: the same built
+kernel run by a team of 2 and of 1 (``set_num_threads``) in alternating blocks,
+``2T/1T`` the ratio of their medians (0.5: perfect sharing; above 1: the second
+thread costs more than it brings), and per family the geometric mean of the
+ratios. (Small layers run on one thread whatever the team, see
+:mod:`xrelay.lowering.work`: their ratio is about 1 by design.)
+
 Figures only; nothing here passes or fails.
 """
 
@@ -739,7 +746,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--opt-level", type=int, default=3)
     parser.add_argument("--only", nargs="*", help="families or name substrings")
+    parser.add_argument(
+        "--scaling", action="store_true", help="2-thread / 1-thread time per case"
+    )
     args = parser.parse_args()
+    if args.scaling:
+        _scaling(args)
+        return
 
     import xrelay
     from xrelay import relay
@@ -840,6 +853,46 @@ def main() -> None:
             f"{ours:>10} {peak:>10} {ratio:6.2f}{vs}",
             flush=True,
         )
+
+
+def _scaling(args: argparse.Namespace) -> None:
+    """``--scaling``: per case, a team of 2 against a team of 1 on the same kernel."""
+    import math
+
+    import xrelay
+    from xrelay import relay
+    from xrelay.pass_manager import PassContext
+
+    print(
+        f"thread scaling, opt_level {args.opt_level}, runs {args.runs}, "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
+    print(f"{'family':15} {'case':36} {'1T ms':>9} {'2T ms':>9} {'2T/1T':>6}")
+    ratios: dict[str, list[float]] = {}
+    for case in cases():
+        if args.only and not any(s == case.family or s in case.name for s in args.only):
+            continue
+        expr, inputs = case.build(relay)
+        with PassContext(opt_level=args.opt_level):
+            lib = xrelay.build(relay.IRModule.from_expr(expr))
+        runs = []
+        for team in (1, 2):
+            m = lib.create()
+            m.set_num_threads(team)
+            for k, a in enumerate(inputs):
+                m.set_input_zero_copy(k, a)
+            runs.append(m.run)
+        one, two = (statistics.median(ts) for ts in _alternate(runs, args.runs))
+        ratios.setdefault(case.family, []).append(two / one)
+        print(
+            f"{case.family:15} {case.name:36} {one * 1e3:9.3f} {two * 1e3:9.3f} "
+            f"{two / one:6.2f}",
+            flush=True,
+        )
+    print("per family (geometric mean of 2T/1T):")
+    for family, rs in ratios.items():
+        mean = math.exp(sum(math.log(r) for r in rs) / len(rs))
+        print(f"  {family:15} {mean:5.2f}  ({len(rs)} cases, worst {max(rs):.2f})")
 
 
 if __name__ == "__main__":
