@@ -214,21 +214,21 @@ class GraphModule:
             self._set(self.get_input_index(name), v)
 
     def _set(self, index: int, value: Any) -> None:
-        spec: TensorSpec = self._exe.spec.inputs[index]
-        arr = np.asarray(value)
-        if arr.shape != spec.shape:
+        shape, dtype = self._in_types[index]
+        arr = value if type(value) is np.ndarray else np.asarray(value)
+        if arr.shape != shape:
+            spec: TensorSpec = self._exe.spec.inputs[index]
             raise ExecutorError(
                 f"input {spec.name!r} has shape {list(spec.shape)}, got an array of shape "
                 f"{list(arr.shape)}"
             )
-        if arr.dtype != spec.np_dtype and not np.can_cast(
-            arr.dtype, spec.np_dtype, "same_kind"
-        ):
+        if arr.dtype != dtype and not np.can_cast(arr.dtype, dtype, "same_kind"):
+            spec = self._exe.spec.inputs[index]
             raise ExecutorError(
                 f"input {spec.name!r} has dtype {spec.dtype}, got {arr.dtype}"
             )
         np.copyto(self._inputs[index], arr, casting="unsafe")
-        self._args[index] = self._inputs[index].ctypes.data  # unbind a zero-copy input
+        self._args[index] = self._own_slots[index]  # unbind a zero-copy input
 
     def _check_bindable(self, spec: TensorSpec, value: Any, what: str) -> Array:
         problem = zero_copy_problem(spec, value)
@@ -271,7 +271,7 @@ class GraphModule:
         if inputs:
             self.set_input(**inputs)
         self._exe.entry(self._args_address, self._threads)
-        if self._status[0]:
+        if self._status_word.value:
             self._raise_status()
 
     def call(self, arrays: Sequence[Any]) -> list[Array]:
