@@ -58,9 +58,10 @@ CONTRACTING = (
 )
 
 
-def _elements(ty: Attribute) -> int:
+def elements(ty: Attribute) -> int:
+    """Elements of a tensor type (of every field of a tuple type; 0 otherwise)."""
     if isinstance(ty, TupleType):
-        return sum(_elements(t) for t in ty.types.data)
+        return sum(elements(t) for t in ty.types.data)
     if isinstance(ty, TensorType):
         return math.prod(max(d, 0) for d in ty.get_shape())
     return 0
@@ -70,7 +71,7 @@ def op_work(op: Operation) -> int:
     """Roughly how many multiply-adds ``op`` costs: output elements times the
     reduction length for convolutions and matrix products, output elements for the
     rest."""
-    out = sum(_elements(r.type) for r in op.results)
+    out = sum(elements(r.type) for r in op.results)
     if isinstance(op, nn.Conv2DNCHWcOp | nn.DensePackOp):
         w = op.operands[1].type
         if isinstance(w, TensorType):
@@ -96,8 +97,8 @@ def kernel_ns(ops: Sequence[Operation]) -> float:
         if isinstance(op, CONTRACTING):
             total += op_work(op) / macs_per_ns
             continue
-        written = sum(_elements(r.type) for r in op.results)
-        read = max((_elements(v.type) for v in op.operands), default=0)
+        written = sum(elements(r.type) for r in op.results)
+        read = max((elements(v.type) for v in op.operands), default=0)
         total += max(written, read) / ELEMENTS_PER_NS
     return total
 
@@ -119,6 +120,7 @@ def worth_sharing(ops: Sequence[Operation], threshold: int | None = None) -> boo
 __all__ = [
     "CONTRACTING",
     "SHARE_MIN_NS",
+    "elements",
     "kernel_ns",
     "op_work",
     "share_min_ns",

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import math
 
-from xdsl.dialects.builtin import ModuleOp, TensorType, TupleType
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation
 
 from xrelay.dialects.relay.base import RelayOp
 from xrelay.lowering.errors import LoweringError
-from xrelay.lowering.work import op_work
+from xrelay.lowering.work import elements, op_work
 from xrelay.pass_manager.config import MAX_WORK
 from xrelay.pass_manager.context import PassContext
 
@@ -30,19 +30,11 @@ class WorkLimitError(LoweringError):
     """The module's run would cost more than ``xrelay.max_work``."""
 
 
-def _elements(ty: Attribute) -> int:
-    if isinstance(ty, TupleType):
-        return sum(_elements(t) for t in ty.types.data)
-    if isinstance(ty, TensorType):
-        return math.prod(max(d, 0) for d in ty.get_shape())
-    return 0
-
-
 def op_bound(op: Operation) -> int:
     """The work counted for ``op``: the largest of its multiply-adds, the elements
     of its results, and the elements of its largest operand."""
-    written = sum(_elements(r.type) for r in op.results)
-    read = max((_elements(v.type) for v in op.operands), default=0)
+    written = sum(elements(r.type) for r in op.results)
+    read = max((elements(v.type) for v in op.operands), default=0)
     return max(op_work(op), written, read)
 
 
