@@ -834,6 +834,17 @@ class WhereOp(RelayOp):
         return scalar_broadcast_layouts(new_layouts, old_layouts, _shapes(old_types))
 
 
+def _vector_along_axis(data: Attribute, axis: int) -> list[Attribute | None]:
+    """The operand types of ``(data, vector)`` solved from a typed ``data``: the
+    vector is ``[data.shape[axis]]`` of the data's dtype (``None`` when the data
+    is untyped)."""
+    if not isinstance(data, TensorType):
+        return [None, None]
+    x = cast(TensorType[Attribute], data)
+    shape = x.get_shape()
+    return [None, tensor([shape[normalize_axis(axis, len(shape))]], x.element_type)]
+
+
 @irdl_op_definition
 class PReluOp(RelayOp):
     """``x if x > 0 else alpha * x`` with one ``alpha`` per channel along ``axis``."""
@@ -851,12 +862,7 @@ class PReluOp(RelayOp):
     ) -> Sequence[Attribute | None]:
         """Relay's ``PReluRel`` with an incomplete alpha: ``[data.shape[axis]]`` of
         the data's dtype."""
-        data = operand_types[0]
-        if not isinstance(data, TensorType):
-            return [None, None]
-        x = cast(TensorType[Attribute], data)
-        axis = normalize_axis(get_int(self.axis), len(x.get_shape()))
-        return [None, tensor([x.get_shape()[axis]], x.element_type)]
+        return _vector_along_axis(operand_types[0], get_int(self.axis))
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x, alpha = ranked(operand_types[0], "data"), ranked(operand_types[1], "alpha")
@@ -919,12 +925,7 @@ class BiasAddOp(RelayOp):
     ) -> Sequence[Attribute | None]:
         """Relay's ``BiasAddRel`` with an incomplete bias: ``[data.shape[axis]]`` of
         the data's dtype."""
-        data = operand_types[0]
-        if not isinstance(data, TensorType):
-            return [None, None]
-        x = cast(TensorType[Attribute], data)
-        axis = normalize_axis(get_int(self.axis), len(x.get_shape()))
-        return [None, tensor([x.get_shape()[axis]], x.element_type)]
+        return _vector_along_axis(operand_types[0], get_int(self.axis))
 
     def type_relation(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         x, bias = ranked(operand_types[0], "data"), ranked(operand_types[1], "bias")
