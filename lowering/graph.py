@@ -78,8 +78,17 @@ from xrelay.lowering.group import (
 )
 from xrelay.lowering.kernels.int16 import prepack_weights
 from xrelay.lowering.scalar_types import DType, memory_type, memref_type, tensor_info
+from xrelay.lowering.share_out import (
+    BARRIER,
+    RESET,
+    SOLO_TEAM,
+    THREAD_ARGS,
+    CallSite,
+    insert_deallocs,
+    share_out,
+)
 from xrelay.lowering.stages import stage
-from xrelay.lowering.work import op_work, share_min_ns, worth_sharing
+from xrelay.lowering.work import kernel_ns, op_work, overlap_settings, share_min_ns
 from xrelay.names import decode_name, encode_name
 from xrelay.status import STATUS_WORDS
 
@@ -102,16 +111,6 @@ OUTPUT_TYPES_ATTR = "xrelay.output_types"
 HOST_ATTR = "xrelay.host"
 WORK_ATTR = "xrelay.work"
 """Estimated multiply-adds of one run (the runtime sizes its thread team by it)."""
-THREAD_ARGS = 3
-"""The host's first arguments: thread id, thread count (``index``) and the team
-(``!llvm.ptr``) its threads synchronise through."""
-BARRIER = "xrelay_barrier"
-"""``void xrelay_barrier(team)``: wait until every thread of the team has reached it
-(provided by the runtime, :mod:`xrelay.lowering.llvm.threads`); the last to arrive
-resets the team's chunk counter."""
-RESET = "xrelay_reset"
-"""``void xrelay_reset(team)``: reset the team's chunk counter (before a kernel that
-thread 0 runs alone, with no barrier before it)."""
 WEIGHT_PREFIX = "xrelay_weight_"
 STATUS = "xrelay_status"
 """The global standing for the run's status block (:mod:`xrelay.status`)."""
@@ -179,6 +178,9 @@ class GraphLowering:
         self.solo_calls: set[func.CallOp] = set()
         """Kernel calls too small to share between threads (run by thread 0 alone:
         :func:`~xrelay.lowering.work.worth_sharing`)."""
+        self.call_sites: dict[func.CallOp, CallSite] = {}
+        """Each kernel call's estimated time and the buffers it writes (for
+        :func:`~xrelay.lowering.share_out.share_out`)."""
         self._status: SSAValue | None = None
         self.placement = Placement()
         """Concatenations lowered in place and the homes of values
@@ -253,14 +255,24 @@ class GraphLowering:
             self._copy_into(hv, k)
 
         self.kb.finish()
-        _insert_deallocs(host)
         parallel = {name: k.parallel for name, k in self.kernels.values()}
-        barriers, resets = _share_out(self.kb, parallel, self.solo_calls)
+        shared = share_out(
+            self.kb,
+            parallel,
+            self.solo_calls,
+            self.call_sites,
+            overlap_settings(self.share_min_ns),
+        )
+        insert_deallocs(host, shared.segments)
         team_only = FunctionType.from_lists([LLVMPointerType()], [])
-        if barriers:
+        if shared.barriers:
             self.externs[BARRIER] = team_only
-        if resets:
+        if shared.resets:
             self.externs[RESET] = team_only
+        if shared.solo_teams:
+            self.externs[SOLO_TEAM] = FunctionType.from_lists(
+                [LLVMPointerType(), INDEX], [LLVMPointerType()]
+            )
         if self.profile:
             self._add_timing()
         names = [
@@ -605,8 +617,11 @@ class GraphLowering:
             args.append(self._status_block())
         call = func.CallOp(kname, args, [])
         self.kb.insert(call)
-        if not worth_sharing(ops, self.share_min_ns):
+        ns = kernel_ns(ops)
+        if ns < self.share_min_ns:
             self.solo_calls.add(call)
+        writes = [cast(SSAValue, hv.memref) for hv in out_hvs]
+        self.call_sites[call] = CallSite(ns, (*writes, *scratch))
         if self.profile:
             self.call_info[call] = _call_info(
                 kname, label or name, ops, input_hvs, out_hvs
@@ -835,6 +850,7 @@ class GraphLowering:
         args.append(dest)
         call = func.CallOp(kname, args, [])
         self.kb.insert(call)
+        self.call_sites[call] = CallSite(kernel_ns([copy]), (dest,))
         if self.profile:
             self.call_info[call] = _call_info(kname, "copy", [], [hv], [hv])
 
@@ -964,96 +980,6 @@ def _leaves_of(v: SSAValue, ops: Sequence[Operation]) -> list[SSAValue]:
     if isinstance(owner, TupleOp) and owner in ops:
         return [leaf for f in owner.operands for leaf in _leaves_of(f, ops)]
     return [v]
-
-
-def _insert_deallocs(host: func.FuncOp) -> None:
-    """Free every allocation after the last top-level op using it (or a view of it;
-    a use inside an ``scf.if`` counts as a use by the ``scf.if``)."""
-    block = host.body.block
-    last: dict[SSAValue, Operation] = {}
-    roots: dict[SSAValue, SSAValue] = {}
-    for top in block.ops:
-        if isinstance(top, memref.AllocOp):
-            roots[top.memref] = top.memref
-            last[top.memref] = top
-            continue
-        for op in top.walk():
-            if (
-                isinstance(op, memref.ReinterpretCastOp | memref.ViewOp)
-                and op.source in roots
-            ):
-                roots[op.result] = roots[op.source]
-            for v in op.operands:
-                root = roots.get(v)
-                if root is not None:
-                    last[root] = top
-    for root, op in last.items():
-        block.insert_op_after(memref.DeallocOp.get(root), op)
-
-
-def _share_out(
-    kb: KernelBuilder, parallel: dict[str, bool], solo: set[func.CallOp]
-) -> tuple[bool, bool]:
-    """Make the host run by every thread of a team (its first three arguments: the
-    thread id, the thread count and the team for :data:`BARRIER`): a kernel that
-    several threads may run is called by every thread with ``(tid, nthreads,
-    team)``; any other kernel is called by thread 0 alone with ``(0, 1, team)``,
-    after resetting the team's chunk counter (:data:`RESET`). A barrier separates a
-    kernel from what follows unless both run on thread 0 alone (one thread runs
-    those in order; ``kb`` builds the host). A call in ``solo`` (too small to be
-    worth sharing: :func:`~xrelay.lowering.work.worth_sharing`) runs on thread 0
-    alone even when its kernel could be shared. Whether a barrier and a reset were
-    inserted."""
-    tid, count, team = kb.args[:THREAD_ARGS]
-    entry_block = kb.entry
-    index = kb.index
-
-    barriers = 0
-    uses_reset = False
-
-    def barrier_before(op: Operation) -> None:
-        nonlocal barriers
-        barriers += 1
-        assert op.parent is not None
-        op.parent.insert_op_before(func.CallOp(BARRIER, [team], []), op)
-
-    def visit(block: Block, last: str | None) -> str | None:
-        """``last``: how the previous kernel ran (``"one"``, ``"all"``) with no
-        barrier since, or ``None``."""
-        nonlocal uses_reset
-        for op in list(block.ops):
-            if isinstance(op, func.CallOp) and op.callee.string_value() in parallel:
-                together = parallel[op.callee.string_value()] and op not in solo
-                if last is not None and (together or last == "all"):
-                    barrier_before(op)
-                if together:
-                    op.operands = [*op.operands, tid, count, team]
-                    last = "all"
-                    continue
-                is_first = arith.CmpiOp(tid, index(0), "eq")
-                block.insert_op_before(is_first, op)
-                body = Block()
-                guard = scf.IfOp(is_first.result, [], Region(body))
-                block.insert_op_before(guard, op)
-                op.detach()
-                op.operands = [*op.operands, index(0), index(1), team]
-                # no barrier (which resets the chunk counter) may come before it
-                body.add_ops([func.CallOp(RESET, [team], []), op, scf.YieldOp()])
-                uses_reset = True
-                last = "one"
-            elif isinstance(op, scf.IfOp | memref.LoadOp):
-                # every thread reads the condition and runs the branches
-                if last is not None:
-                    barrier_before(op)
-                    last = None
-                if isinstance(op, scf.IfOp):
-                    inner = [visit(b, None) for r in op.regions for b in r.blocks]
-                    if any(x is not None for x in inner):
-                        last = "all"
-        return last
-
-    visit(entry_block, None)
-    return barriers > 0, uses_reset
 
 
 def lower_graph(module: ModuleOp, entry: str = "main", profile: bool = False) -> None:

@@ -34,7 +34,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.lowering.builder import KernelBuilder
 from xrelay.lowering.errors import LoweringError
-from xrelay.lowering.scalar_types import nbytes
+from xrelay.lowering.scalar_types import memref_bytes, nbytes
 
 ARENA = "xrelay_arena"
 ALIGNMENT = 64
@@ -54,18 +54,10 @@ class Interval:
 def _size_of(op: memref.AllocOp) -> int:
     ty = op.memref.type
     assert isinstance(ty, MemRefType)
-    elem = ty.element_type
-    if isinstance(elem, IntegerType):
-        width = max(1, elem.width.data // 8)
-    else:
-        width = getattr(elem, "bitwidth", 32) // 8
-    shape = ty.get_shape()
-    if any(d < 0 for d in shape):
+    size = memref_bytes(ty)
+    if size is None:
         raise LoweringError(f"{op.name}: cannot plan the dynamic buffer {ty}", op)
-    count = 1
-    for d in shape:
-        count *= d
-    return count * width
+    return size
 
 
 def plan_offsets(intervals: list[Interval]) -> int:

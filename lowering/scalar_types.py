@@ -118,6 +118,23 @@ def memref_type(shape: Sequence[int], dt: DType) -> MemRefType:
     return MemRefType(memory_type(dt), list(shape))
 
 
+def memref_bytes(ty: MemRefType) -> int | None:
+    """Size in bytes of a buffer of the static memref type ``ty`` (``None`` when a
+    dimension is dynamic); an ``i1`` element takes a byte."""
+    elem = ty.element_type
+    if isinstance(elem, IntegerType):
+        width = max(1, elem.width.data // 8)
+    else:
+        width = getattr(elem, "bitwidth", 32) // 8
+    shape = ty.get_shape()
+    if any(d < 0 for d in shape):
+        return None
+    count = 1
+    for d in shape:
+        count *= d
+    return count * width
+
+
 def nbytes(shape: Sequence[int], dt: DType) -> int:
     """Size in bytes of a buffer."""
     return int(np.prod(shape, dtype=np.int64)) * dt.itemsize

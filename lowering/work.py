@@ -19,17 +19,25 @@ team's synchronisation.
 
 Override: ``XRELAY_SHARE_MIN_NS=<n>`` sets the threshold in nanoseconds (``0``
 shares every kernel that can be shared), read when a model is lowered.
+
+Independent calls under :data:`OVERLAP_MAX_NS` may instead run side by side, one
+thread each (:mod:`xrelay.lowering.overlap`), where the estimate says it beats
+sharing them: :func:`overlap_settings` gives the planner its figures
+(``XRELAY_OVERLAP_MAX_NS=0`` turns it off).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import TensorType, TupleType
 from xdsl.ir import Attribute, Operation
 
 from xrelay.dialects.relay import nn
+from xrelay.lowering.overlap import OverlapSettings
 from xrelay.lowering.tiling import host_vector_unit
 from xrelay.settings import int_setting
 
@@ -38,6 +46,12 @@ SHARE_MIN_NS = 4_000
 
 MAX_SHARE_MIN_NS = 10**9
 """The largest ``XRELAY_SHARE_MIN_NS`` (one second: nothing is shared)."""
+
+OVERLAP_MAX_NS = 200_000
+"""Calls estimated at this or more are always shared, never run side by side."""
+
+MAX_SLOTS = 4
+"""The most calls a segment runs side by side (threads used by an overlap)."""
 
 ELEMENTS_PER_NS = 4.0
 """Elements a non-contracting op reads or writes per nanosecond on one core (the
@@ -117,12 +131,52 @@ def worth_sharing(ops: Sequence[Operation], threshold: int | None = None) -> boo
     return kernel_ns(ops) >= limit
 
 
+def overlap_max_ns() -> int:
+    """``XRELAY_OVERLAP_MAX_NS`` when set (``0``: never overlap), else
+    :data:`OVERLAP_MAX_NS`."""
+    value = int_setting("XRELAY_OVERLAP_MAX_NS", 0, MAX_SHARE_MIN_NS)
+    return OVERLAP_MAX_NS if value is None else value
+
+
+def host_threads() -> int:
+    """The team a large model runs with by default: ``XRELAY_NUM_THREADS`` when
+    set, else the CPUs this process may run on."""
+    asked = int_setting("XRELAY_NUM_THREADS", 1)
+    if asked is not None:
+        return asked
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def overlap_settings(share_min: int | None = None) -> OverlapSettings:
+    """The overlap planner's figures for this host: as many slots as its CPUs (at
+    most :data:`MAX_SLOTS`), a team of all of them, and a barrier worth what sharing
+    a call of ``share_min`` ns (default :func:`share_min_ns`) saves, since that is
+    where sharing starts to pay."""
+    threads = host_threads()
+    limit = share_min_ns() if share_min is None else share_min
+    settings = OverlapSettings(
+        slots=min(threads, MAX_SLOTS),
+        max_ns=overlap_max_ns(),
+        threads=threads,
+        barrier_ns=0.0,
+    )
+    saved = max(limit - settings.shared_ns(limit), 0.0)
+    return dataclasses.replace(settings, barrier_ns=saved)
+
+
 __all__ = [
     "CONTRACTING",
+    "OVERLAP_MAX_NS",
     "SHARE_MIN_NS",
     "elements",
+    "host_threads",
     "kernel_ns",
     "op_work",
+    "overlap_max_ns",
+    "overlap_settings",
     "share_min_ns",
     "worth_sharing",
 ]

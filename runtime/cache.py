@@ -8,7 +8,8 @@ it; so does a build whose PassContext has instruments (they would see no pass ru
 The key (:func:`build_key`) is a SHA-256 of everything the compiled code depends on:
 the input IR (ops, attributes, types; constants and params by their raw bytes, never
 printed), the entry, the opt level, the required and disabled passes and the pass
-config, the host CPU name and features, the tile-size override, and the versions of
+config, the host CPU name and features and the CPUs the process may use, the
+tile-size override, the sharing and overlap settings, and the versions of
 xrelay (with the path, size and modification time of each of its source files, the
 test by which Python itself decides that a ``.pyc`` is stale), xDSL, llvmlite, LLVM
 and Python.
@@ -65,6 +66,7 @@ import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from xrelay.lowering.work import host_threads
 from xrelay.runtime import trust
 from xrelay.runtime.artifact import ArtifactError, interface_digest, object_interface
 from xrelay.runtime.executor import aligned_empty
@@ -275,8 +277,10 @@ def build_key(
     for k in sorted(ctx.config):
         h.update(f"config {k}={ctx.config[k]!r}\n".encode())
     # the settings that shape the generated code (xrelay.settings)
-    for var in ("XRELAY_TILE_ROWS", "XRELAY_SHARE_MIN_NS"):
+    for var in ("XRELAY_TILE_ROWS", "XRELAY_SHARE_MIN_NS", "XRELAY_OVERLAP_MAX_NS"):
         h.update(f"{var} {os.environ.get(var, '').strip()}\n".encode())
+    # the CPUs the process may use shape the overlap of independent calls
+    h.update(f"cpus {host_threads()}\n".encode())
     # `with Target(...)` chooses AlterOpLayout's policy
     h.update(f"target {current_target_text('')}\n".encode())
     for name in sorted(params or {}):

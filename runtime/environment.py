@@ -4,7 +4,7 @@ listed in :mod:`xrelay.settings`)."""
 from __future__ import annotations
 
 from xrelay.lowering.tiling import tile_rows_override
-from xrelay.lowering.work import share_min_ns
+from xrelay.lowering.work import overlap_max_ns, share_min_ns
 from xrelay.runtime.threads import ThreadCountError, requested_threads
 from xrelay.settings import SettingError, positive_int
 
@@ -21,3 +21,4 @@ def check_environment(threads: bool = True) -> None:
     positive_int("XRELAY_COMPILE_JOBS")
     tile_rows_override()
     share_min_ns()
+    overlap_max_ns()

@@ -2,7 +2,8 @@
 as a whole by :func:`xrelay.runtime.environment.check_environment`:
 ``XRELAY_NUM_THREADS`` (:mod:`xrelay.runtime.threads`),
 ``XRELAY_COMPILE_JOBS`` (:mod:`xrelay.lowering.parallel`), ``XRELAY_TILE_ROWS``
-(:mod:`xrelay.lowering.tiling`) and ``XRELAY_SHARE_MIN_NS`` (:mod:`xrelay.lowering.work`).
+(:mod:`xrelay.lowering.tiling`), ``XRELAY_SHARE_MIN_NS`` and ``XRELAY_OVERLAP_MAX_NS``
+(:mod:`xrelay.lowering.work`).
 
 A bad value is a :class:`SettingError` naming the variable: a configuration error,
 never a reason for a tool to fall back to another executor (``xrelay-run`` checks

@@ -38,15 +38,10 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.lowering.errors import LoweringError
-from xrelay.lowering.graph import (
-    HOST_ATTR,
-    PROFILE,
-    STATUS,
-    THREAD_ARGS,
-    WEIGHT_PREFIX,
-)
+from xrelay.lowering.graph import HOST_ATTR, PROFILE, STATUS, WEIGHT_PREFIX
 from xrelay.lowering.llvm.threads import ENTRY, RUN
 from xrelay.lowering.memory_plan import ARENA, arena_size, host_function
+from xrelay.lowering.share_out import THREAD_ARGS
 from xrelay.status import STATUS_BYTES
 
 

@@ -5,7 +5,7 @@ model's own LLVM IR (no library to ship beside it, no C compiler needed for the 
 With ``nthreads <= 1`` it runs the host on the calling thread. Otherwise every thread
 of a team of ``nthreads`` (the caller is thread 0) runs the host with its thread id:
 kernels that can be shared out split their outer loops by thread id; the others run
-on thread 0 alone (see :func:`xrelay.lowering.graph._share_out`). On x86-64 Linux the
+on thread 0 alone (see :func:`xrelay.lowering.share_out.share_out`). On x86-64 Linux the
 team's workers outlive the run (:mod:`xrelay.lowering.llvm.thread_pool`). Elsewhere
 (this module) the entry starts ``nthreads - 1`` POSIX threads and joins them before
 it returns, so nothing outlives the call. Either way a thread that cannot be started
@@ -35,13 +35,18 @@ team larger than the machine):
 The team (on the caller's stack, or in the persistent pool)::
 
     struct team { void **args; int64_t nthreads; int64_t count; int64_t sense;
-                  int64_t go; int64_t next; int64_t sleepers; };
+                  int64_t go; int64_t next; int64_t sleepers;
+                  int64_t solo[SOLO_SLOTS][8]; };
 
 Kernels share out their parallel loop nest by claiming chunks of it:
 ``xrelay_claim(team, chunk)`` atomically adds ``chunk`` to ``next`` and returns the
 old value (the first iteration of the claimed chunk). The last thread into a barrier
 resets ``next`` (every thread is inside the barrier then), and ``xrelay_reset(team)``
-resets it before a kernel that thread 0 runs alone.
+resets it before a kernel that thread 0 runs alone. A kernel that one thread runs
+beside others (an overlapped segment's slot ``s``,
+:mod:`xrelay.lowering.share_out`) claims from ``solo[s]`` instead, which
+``xrelay_solo_team(team, s)`` returns: 64 bytes laid out like the team's first
+fields, so ``xrelay_claim`` and ``xrelay_reset`` find its own ``next``.
 """
 
 from __future__ import annotations
@@ -60,6 +65,9 @@ thread's share of a run (made from the host by
 BARRIER = "xrelay_barrier"
 CLAIM = "xrelay_claim"
 RESET = "xrelay_reset"
+SOLO_TEAM = "xrelay_solo_team"
+"""``ptr xrelay_solo_team(team *t, int64_t slot)``: the chunk counter of a slot of
+an overlapped segment (a 64-byte block laid out like the team's first fields)."""
 CLOCK = "xrelay_clock"
 """``int64_t xrelay_clock(void)``: ``CLOCK_MONOTONIC`` in nanoseconds, for profiled
 builds (declared by their host only)."""
@@ -69,8 +77,11 @@ CLOCK_MONOTONIC = 1
 I64 = ir.IntType(64)
 I32 = ir.IntType(32)
 PTR = ir.PointerType()
-TEAM = ir.LiteralStructType([PTR, I64, I64, I64, I64, I64, I64])
-ARGS, NTHREADS, COUNT, SENSE, GO, NEXT, SLEEPERS = range(7)
+SOLO_SLOTS = 4
+"""Slots of an overlapped segment (:data:`xrelay.lowering.work.MAX_SLOTS`)."""
+SOLO = ir.ArrayType(ir.ArrayType(I64, 8), SOLO_SLOTS)
+TEAM = ir.LiteralStructType([PTR, I64, I64, I64, I64, I64, I64, SOLO])
+ARGS, NTHREADS, COUNT, SENSE, GO, NEXT, SLEEPERS, SOLO_COUNTERS = range(8)
 """The fields of the team, in order (see the module docstring)."""
 WORKER = ir.LiteralStructType([PTR, I64])
 """A started thread's argument: its team and id."""
@@ -348,6 +359,22 @@ def add_chunks(module: ir.Module) -> None:
         b = ir.IRBuilder(reset.append_basic_block("entry"))
         _reset_next(b, reset.args[0])
         b.ret_void()
+    solo = module.globals.get(SOLO_TEAM)
+    if isinstance(solo, ir.Function) and solo.is_declaration:
+        solo.linkage = "internal"
+        b = ir.IRBuilder(solo.append_basic_block("entry"))
+        team, slot = solo.args
+        # the host passes constants below SOLO_SLOTS; the remainder keeps any
+        # other value inside the team
+        which = b.urem(slot, I64(SOLO_SLOTS))
+        b.ret(
+            b.gep(
+                team,
+                [I32(0), I32(SOLO_COUNTERS), which],
+                inbounds=True,
+                source_etype=TEAM,
+            )
+        )
 
 
 def add_clock(module: ir.Module) -> None:
@@ -487,8 +514,9 @@ def runtime_ir(triple: str = "") -> str:
     module = ir.Module("xrelay_runtime")
     module.triple = triple
     add_barrier(module).linkage = "external"
+    _function(module, SOLO_TEAM, PTR, [PTR, I64])
     add_chunks(module)
-    for name in (CLAIM, RESET):
+    for name in (CLAIM, RESET, SOLO_TEAM):
         fn = module.globals[name]
         assert isinstance(fn, ir.Function)
         fn.linkage = "external"
@@ -504,6 +532,7 @@ __all__ = [
     "ENTRY",
     "RESET",
     "RUN",
+    "SOLO_TEAM",
     "add_barrier",
     "add_chunks",
     "add_clock",

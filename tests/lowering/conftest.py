@@ -24,9 +24,12 @@ def share_every_kernel() -> Any:
     (``XRELAY_SHARE_MIN_NS=0``), however small, so that runs on several threads
     exercise the shared-out loops of these small test cases. (Autouse and
     module-scoped: set before the modules' own builds. The default threshold is
-    tested in tests/runtime/test_threads.py.)"""
+    tested in tests/runtime/test_threads.py.) Independent calls are not run side by
+    side either (``XRELAY_OVERLAP_MAX_NS=0``): tests/lowering/test_overlap.py turns
+    that on where it checks it."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XRELAY_SHARE_MIN_NS", "0")
+        mp.setenv("XRELAY_OVERLAP_MAX_NS", "0")
         yield
 
 

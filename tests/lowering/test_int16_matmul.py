@@ -88,13 +88,13 @@ def test_batch_matmul_int16_is_shared_by_the_threads(monkeypatch: Any):
     from xrelay.pass_manager import PassContext
 
     seen: dict[str, bool] = {}
-    share_out = graph._share_out  # pyright: ignore[reportPrivateUsage]
+    share_out = graph.share_out
 
-    def spy(kb: Any, parallel: dict[str, bool], solo: Any) -> tuple[bool, bool]:
+    def spy(kb: Any, parallel: dict[str, bool], *rest: Any) -> Any:
         seen.update(parallel)
-        return share_out(kb, parallel, solo)
+        return share_out(kb, parallel, *rest)
 
-    monkeypatch.setattr(graph, "_share_out", spy)
+    monkeypatch.setattr(graph, "share_out", spy)
     x = relay.var("x", shape=(4, 16, 8), dtype="int16")
     y = relay.var("y", shape=(1, 16, 8), dtype="int16")
     expr = relay.nn.batch_matmul(x, y, out_dtype="int32")
