@@ -111,6 +111,54 @@ def row_tile(width: int, blocks: int, block: int, itemsize: int) -> int:
     )
 
 
+def row_pieces(width: int, tile: int) -> list[tuple[int, int, int]]:
+    """A row of ``width`` outputs cut into tiles of at most ``tile`` pixels without
+    overlap: ``(first column, count, size)`` per run of equal tiles, the tiles of
+    ``tile`` pixels first, then those of ``tile - 1`` (the fewest tiles, their sizes
+    as even as possible: 7 by 3 is 3 + 2 + 2, not 3 + 3 + 1)."""
+    tile = max(1, min(tile, width))
+    tiles = -(-width // tile)
+    short = tiles * tile - width
+    pieces = [(0, tiles - short, tile), ((tiles - short) * tile, short, tile - 1)]
+    return [piece for piece in pieces if piece[1] > 0 and piece[2] > 0]
+
+
+def _row_cost(width: int, tile: int, per_pixel: int) -> int:
+    """Issue slots of one reduction step over a row cut by :func:`row_pieces`: per
+    tile, its multiply-adds (``per_pixel`` vectors a pixel) or
+    :data:`GEMM_MIN_STEP`, whichever is more (a tile of fewer independent sums
+    waits on their latency)."""
+    return sum(
+        count * max(size * per_pixel, GEMM_MIN_STEP)
+        for _, count, size in row_pieces(width, tile)
+    )
+
+
+def split_row_tile(width: int, blocks: int, block: int, itemsize: int) -> int:
+    """The largest tile of a convolution row cut by :func:`row_pieces` (no tile
+    overlaps another, so a kernel may sum a row in several passes): as many pixels
+    as the registers hold (the bound of :func:`row_tile`), or fewer where that
+    costs fewer issue slots over the row (:func:`_row_cost`), then the fewest tile
+    sizes (one copy of the tile's code), then the largest.
+
+    ``XRELAY_TILE_ROWS`` overrides it (see the module docstring)."""
+    value = tile_rows_override()
+    if value is not None:
+        return max(1, min(value, width))
+    unit = host_vector_unit()
+    per_pixel = blocks * max(1, -(-block * itemsize // unit.bytes))
+    bound = max(1, min(MAX_ROW_SUMS // blocks, (unit.registers // 2) // per_pixel))
+    bound = min(bound, max(1, width))
+    return min(
+        range(1, bound + 1),
+        key=lambda p: (
+            _row_cost(width, p, per_pixel),
+            len(row_pieces(width, p)),
+            -p,
+        ),
+    )
+
+
 CONV_CHUNK_BYTES = 8 << 10
 """Budget of the weights one pass of a blocked convolution reads
 (:func:`conv_chunk`): they are read again for every tile of the rows the pass

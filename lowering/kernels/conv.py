@@ -71,7 +71,9 @@ from xrelay.lowering.tiling import (
     conv_chunk,
     conv_row_group,
     host_vector_unit,
+    row_pieces,
     row_tile,
+    split_row_tile,
 )
 
 
@@ -374,15 +376,7 @@ class RowTiles:
         h, w = self.in_hw
         kh, kw = self.kernel_hw
         ow, dt, src_dt = self.out_w, self.dt, self.src_dt
-        tile = max(1, min(self.tile, ow))
         nb = self.out_blocks
-        tiles = -(-ow // tile)
-        last = ow - tile  # the first column of the last tile
-        # the columns pixel t of a tile reads, over every tile and kernel column:
-        # from t * sw - pl to (last + t) * sw - pl + (kw - 1) * dw; whether it can
-        # read left of the data, right of it
-        low = [t * sw - pl < 0 for t in range(tile)]
-        high = [(last + t) * sw - pl + (kw - 1) * dw >= w for t in range(tile)]
         y0 = kb.isub(kb.imul(y, sh), pt)
         ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
         zero = kb.zero(dt)
@@ -400,192 +394,209 @@ class RowTiles:
         )
         width = 1 if vec else lanes  # scalars per (block, pixel) carried
 
-        def over_kx(
-            x: Index, cb: Index, ky: Index, kx: Index, acc: list[SSAValue]
-        ) -> list[SSAValue]:
-            iy = kb.iadd(y0, kb.imul(ky, dh))
-            ix0 = kb.isub(kb.iadd(kb.imul(x, sw), kb.imul(kx, dw)), pl)
-            ixs = [kb.iadd(ix0, t * sw) for t in range(tile)]
-            valid: list[SSAValue | None] = [None] * tile
-            for t in range(tile):
-                checks: list[SSAValue] = []
-                if low[t]:
-                    checks.append(kb.icmp("sge", ixs[t], 0))
-                    ixs[t] = kb.imax(ixs[t], 0)
-                if high[t]:
-                    checks.append(kb.icmp("slt", ixs[t], w))
-                    ixs[t] = kb.imin(ixs[t], w - 1)
-                if checks:
-                    valid[t] = (
-                        checks[0]
-                        if len(checks) == 1
-                        else kb.logical_and(checks[0], checks[1])
-                    )
+        def piece(first: int, count: int, tile: int) -> None:
+            """Emit the ``count`` tiles of ``tile`` pixels from column ``first``."""
+            last = first + (count - 1) * tile  # the first column of the last tile
+            # the columns pixel t of a tile reads, over these tiles and every
+            # kernel column: from (first + t) * sw - pl to (last + t) * sw - pl +
+            # (kw - 1) * dw; whether it can read left of the data, right of it
+            low = [(first + t) * sw - pl < 0 for t in range(tile)]
+            high = [(last + t) * sw - pl + (kw - 1) * dw >= w for t in range(tile)]
 
-            def over_ci(ci: Index, acc: list[SSAValue]) -> list[SSAValue]:
-                vs: list[SSAValue] = []
+            def over_kx(
+                x: Index, cb: Index, ky: Index, kx: Index, acc: list[SSAValue]
+            ) -> list[SSAValue]:
+                iy = kb.iadd(y0, kb.imul(ky, dh))
+                ix0 = kb.isub(kb.iadd(kb.imul(x, sw), kb.imul(kx, dw)), pl)
+                ixs = [kb.iadd(ix0, t * sw) for t in range(tile)]
+                valid: list[SSAValue | None] = [None] * tile
                 for t in range(tile):
-                    v = kb.cast(data_at(cb, iy, ixs[t], ci), src_dt, dt)
-                    ok = valid[t]
-                    vs.append(v if ok is None else kb.select(ok, v, zero))
-                new: list[SSAValue] = []
-                if vec:
-                    assert weight_vec is not None
-                    splats = [kb.vsplat(v, lanes) for v in vs]
+                    checks: list[SSAValue] = []
+                    if low[t]:
+                        checks.append(kb.icmp("sge", ixs[t], 0))
+                        ixs[t] = kb.imax(ixs[t], 0)
+                    if high[t]:
+                        checks.append(kb.icmp("slt", ixs[t], w))
+                        ixs[t] = kb.imin(ixs[t], w - 1)
+                    if checks:
+                        valid[t] = (
+                            checks[0]
+                            if len(checks) == 1
+                            else kb.logical_and(checks[0], checks[1])
+                        )
+
+                def over_ci(ci: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                    vs: list[SSAValue] = []
+                    for t in range(tile):
+                        v = kb.cast(data_at(cb, iy, ixs[t], ci), src_dt, dt)
+                        ok = valid[t]
+                        vs.append(v if ok is None else kb.select(ok, v, zero))
+                    new: list[SSAValue] = []
+                    if vec:
+                        assert weight_vec is not None
+                        splats = [kb.vsplat(v, lanes) for v in vs]
+                        for b in range(nb):
+                            wv = weight_vec(b, cb, ky, kx, ci, lanes)
+                            for t in range(tile):
+                                new.append(kb.mac(splats[t], wv, acc[b * tile + t]))
+                        return new
                     for b in range(nb):
-                        wv = weight_vec(b, cb, ky, kx, ci, lanes)
-                        for t in range(tile):
-                            new.append(kb.mac(splats[t], wv, acc[b * tile + t]))
-                    return new
-                for b in range(nb):
-                    ws = [
-                        kb.cast(weight_at(b, cb, ky, kx, ci, oi), src_dt, dt)
-                        for oi in range(lanes)
-                    ]
-                    for t in range(tile):
-                        for oi in range(lanes):
-                            a = acc[(b * tile + t) * lanes + oi]
-                            new.append(kb.mac(vs[t], ws[oi], a))
-                return new
-
-            return kb.fold_loop(0, self.block, acc, over_ci)
-
-        def taps(x: Index) -> list[SSAValue]:
-            """The tile's sums over every tap: for a block of one channel, nested
-            loops over (in-channel block, kernel row, kernel column), the kernel
-            column innermost; otherwise one loop over the taps around the channel
-            loop, the tap carried as an odometer of counters (kernel column
-            fastest), a level of loop-carried sums instead of three."""
-            sums = nb * tile * width
-            # the kernel columns some pixel of the tile reaches inside the data
-            # (a dilated kernel wider than the row reaches only its centre)
-            if kw > 1 and (low[0] or high[-1]):
-                kx_lo = tap_range(
-                    kb, kb.isub(kb.imul(kb.iadd(x, tile - 1), sw), pl), kw, dw, 0, w
-                )[0]
-                kx_hi = tap_range(
-                    kb, kb.isub(kb.imul(x, sw), pl), kw, dw, -(kw * dw + w), w
-                )[1]
-                kx_hi = kb.imax(kx_lo, kx_hi)
-            else:
-                kx_lo, kx_hi = 0, kw
-            if chunk is None:
-                init = [kb.vsplat(zero, lanes) if vec else zero] * sums
-            else:
-                flat_out = kb.flat(out)
-                init = []
-                for b in range(nb):
-                    for t in range(tile):
-                        base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
-                        if vec:
-                            init.append(kb.vload(flat_out, [base], lanes))
-                            continue
-                        init += [
-                            kb.load(flat_out, [kb.iadd(base, oi)])
+                        ws = [
+                            kb.cast(weight_at(b, cb, ky, kx, ci, oi), src_dt, dt)
                             for oi in range(lanes)
                         ]
-            if self.block == 1:
-                return kb.fold_loop(
-                    cb_lo,
-                    cb_hi,
-                    init,
-                    lambda cb, a0: kb.fold_loop(
-                        ky_lo,
-                        ky_hi,
-                        a0,
-                        lambda ky, a1: kb.fold_loop(
-                            kx_lo,
-                            kx_hi,
-                            a1,
-                            lambda kx, a2: over_kx(x, cb, ky, kx, a2),
+                        for t in range(tile):
+                            for oi in range(lanes):
+                                a = acc[(b * tile + t) * lanes + oi]
+                                new.append(kb.mac(vs[t], ws[oi], a))
+                    return new
+
+                return kb.fold_loop(0, self.block, acc, over_ci)
+
+            def taps(x: Index) -> list[SSAValue]:
+                """The tile's sums over every tap: for a block of one channel, nested
+                loops over (in-channel block, kernel row, kernel column), the kernel
+                column innermost; otherwise one loop over the taps around the channel
+                loop, the tap carried as an odometer of counters (kernel column
+                fastest), a level of loop-carried sums instead of three."""
+                sums = nb * tile * width
+                # the kernel columns some pixel of the tile reaches inside the data
+                # (a dilated kernel wider than the row reaches only its centre)
+                if kw > 1 and (low[0] or high[-1]):
+                    kx_lo = tap_range(
+                        kb, kb.isub(kb.imul(kb.iadd(x, tile - 1), sw), pl), kw, dw, 0, w
+                    )[0]
+                    kx_hi = tap_range(
+                        kb, kb.isub(kb.imul(x, sw), pl), kw, dw, -(kw * dw + w), w
+                    )[1]
+                    kx_hi = kb.imax(kx_lo, kx_hi)
+                else:
+                    kx_lo, kx_hi = 0, kw
+                if chunk is None:
+                    init = [kb.vsplat(zero, lanes) if vec else zero] * sums
+                else:
+                    flat_out = kb.flat(out)
+                    init = []
+                    for b in range(nb):
+                        for t in range(tile):
+                            base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
+                            if vec:
+                                init.append(kb.vload(flat_out, [base], lanes))
+                                continue
+                            init += [
+                                kb.load(flat_out, [kb.iadd(base, oi)])
+                                for oi in range(lanes)
+                            ]
+                if self.block == 1:
+                    return kb.fold_loop(
+                        cb_lo,
+                        cb_hi,
+                        init,
+                        lambda cb, a0: kb.fold_loop(
+                            ky_lo,
+                            ky_hi,
+                            a0,
+                            lambda ky, a1: kb.fold_loop(
+                                kx_lo,
+                                kx_hi,
+                                a1,
+                                lambda kx, a2: over_kx(x, cb, ky, kx, a2),
+                            ),
                         ),
-                    ),
+                    )
+                # (counter's first value, its end, whether it can count past its
+                # first value) per counter, fastest first
+                axes = (
+                    (kx_lo, kx_hi, kw > 1),
+                    (ky_lo, ky_hi, kh > 1),
+                    (cb_lo, cb_hi, not isinstance(cb_n, int) or cb_n > 1),
                 )
-            # (counter's first value, its end, whether it can count past its
-            # first value) per counter, fastest first
-            axes = (
-                (kx_lo, kx_hi, kw > 1),
-                (ky_lo, ky_hi, kh > 1),
-                (cb_lo, cb_hi, not isinstance(cb_n, int) or cb_n > 1),
-            )
-            digits = [(lo, hi) for lo, hi, counts in axes if counts]
+                digits = [(lo, hi) for lo, hi, counts in axes if counts]
 
-            def over_taps(_: Index, carried: list[SSAValue]) -> list[SSAValue]:
-                tap: list[Index] = [lo for lo, _, _ in axes]
-                counters = iter(carried[sums:])
-                for pos, (_, _, counts) in enumerate(axes):
-                    if counts:
-                        tap[pos] = next(counters)
-                kx, ky, cb = tap
-                new = over_kx(x, cb, ky, kx, carried[:sums])
-                carry: SSAValue | None = None  # the previous counter wrapped
-                for k, (lo, hi) in enumerate(digits):
-                    d = carried[sums + k]
-                    step = kb.index(kb.iadd(d, 1))
-                    if carry is not None:
-                        step = kb.select(carry, step, d)
-                    if k == len(digits) - 1:  # the slowest: the loop ends there
-                        new.append(step)
-                        break
-                    carry = kb.icmp("eq", step, hi)
-                    new.append(kb.select(carry, kb.index(lo), step))
-                return new
+                def over_taps(_: Index, carried: list[SSAValue]) -> list[SSAValue]:
+                    tap: list[Index] = [lo for lo, _, _ in axes]
+                    counters = iter(carried[sums:])
+                    for pos, (_, _, counts) in enumerate(axes):
+                        if counts:
+                            tap[pos] = next(counters)
+                    kx, ky, cb = tap
+                    new = over_kx(x, cb, ky, kx, carried[:sums])
+                    carry: SSAValue | None = None  # the previous counter wrapped
+                    for k, (lo, hi) in enumerate(digits):
+                        d = carried[sums + k]
+                        step = kb.index(kb.iadd(d, 1))
+                        if carry is not None:
+                            step = kb.select(carry, step, d)
+                        if k == len(digits) - 1:  # the slowest: the loop ends there
+                            new.append(step)
+                            break
+                        carry = kb.icmp("eq", step, hi)
+                        new.append(kb.select(carry, kb.index(lo), step))
+                    return new
 
-            return kb.fold_loop(
-                0,
-                kb.imul(kb.isub(ky_hi, ky_lo), kb.imul(kb.isub(kx_hi, kx_lo), cb_n)),
-                init + [kb.index(lo) for lo, _ in digits],
-                over_taps,
-            )[:sums]
+                return kb.fold_loop(
+                    0,
+                    kb.imul(
+                        kb.isub(ky_hi, ky_lo), kb.imul(kb.isub(kx_hi, kx_lo), cb_n)
+                    ),
+                    init + [kb.index(lo) for lo, _ in digits],
+                    over_taps,
+                )[:sums]
 
-        def pixels(x: Index) -> None:
-            acc = taps(x)
-            if stage is None:
-                # the sums, then the epilogue as a loop over the tile (vectorised
-                # by LLVM along the lanes; one copy of its code, not one per output)
-                # (the lanes are contiguous in the output here: one address per pixel)
-                flat_out = kb.flat(out)
+            def pixels(x: Index) -> None:
+                acc = taps(x)
+                if stage is None:
+                    # the sums, then the epilogue as a loop over the tile (vectorised
+                    # by LLVM along the lanes; one copy of its code, not one per output)
+                    # (the lanes are contiguous in the output here: one address per pixel)
+                    flat_out = kb.flat(out)
+                    for b in range(nb):
+                        for t in range(tile):
+                            base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
+                            if vec:
+                                kb.vstore(acc[b * tile + t], flat_out, [base])
+                                continue
+                            for oi in range(lanes):
+                                kb.store(
+                                    acc[(b * tile + t) * lanes + oi],
+                                    flat_out,
+                                    [kb.iadd(base, oi)],
+                                )
+                    if epilogue is not None:
+                        with (
+                            kb.loop(0, nb) as b,
+                            kb.loop(0, tile) as t,
+                            kb.loop(0, lanes) as oi,
+                        ):
+                            idx = out_at(b, kb.iadd(x, t), oi)
+                            kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+                    return
                 for b in range(nb):
                     for t in range(tile):
-                        base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
+                        row = kb.iadd(stage_row, b * tile + t)
                         if vec:
-                            kb.vstore(acc[b * tile + t], flat_out, [base])
+                            kb.vstore(acc[b * tile + t], stage, [row, 0])
                             continue
                         for oi in range(lanes):
-                            kb.store(
-                                acc[(b * tile + t) * lanes + oi],
-                                flat_out,
-                                [kb.iadd(base, oi)],
-                            )
-                if epilogue is not None:
-                    with (
-                        kb.loop(0, nb) as b,
-                        kb.loop(0, tile) as t,
-                        kb.loop(0, lanes) as oi,
-                    ):
-                        idx = out_at(b, kb.iadd(x, t), oi)
-                        kb.store(epilogue(kb.load(out, idx), idx), out, idx)
-                return
-            for b in range(nb):
-                for t in range(tile):
-                    row = kb.iadd(stage_row, b * tile + t)
-                    if vec:
-                        kb.vstore(acc[b * tile + t], stage, [row, 0])
-                        continue
-                    for oi in range(lanes):
-                        kb.store(acc[(b * tile + t) * lanes + oi], stage, [row, oi])
-            with kb.loop(0, nb) as b, kb.loop(0, tile) as t, kb.loop(0, lanes) as oi:
-                idx = out_at(b, kb.iadd(x, t), oi)
-                row = kb.iadd(stage_row, kb.iadd(kb.imul(b, tile), t))
-                value = kb.load(stage, [row, oi])
-                if epilogue is not None:
-                    value = epilogue(value, idx)
-                kb.store(value, out, idx)
+                            kb.store(acc[(b * tile + t) * lanes + oi], stage, [row, oi])
+                with (
+                    kb.loop(0, nb) as b,
+                    kb.loop(0, tile) as t,
+                    kb.loop(0, lanes) as oi,
+                ):
+                    idx = out_at(b, kb.iadd(x, t), oi)
+                    row = kb.iadd(stage_row, kb.iadd(kb.imul(b, tile), t))
+                    value = kb.load(stage, [row, oi])
+                    if epilogue is not None:
+                        value = epilogue(value, idx)
+                    kb.store(value, out, idx)
 
-        with kb.loop(0, tiles * tile, tile) as xt:
-            # the last tile ends with the row (overlapping the one before when
-            # ``tile`` does not divide the row: those outputs are written twice)
-            pixels(xt if ow % tile == 0 else kb.imin(xt, last))
+            with kb.loop(first, first + count * tile, tile) as xt:
+                pixels(xt)
+
+        # no two tiles overlap (a pass may add to sums another pass stored)
+        for first, count, tile in row_pieces(ow, self.tile):
+            piece(first, count, tile)
 
 
 def tile_blocks(blocks: int, block_bytes: int) -> int:
@@ -714,7 +725,7 @@ def _plain_tasks(
     assert isinstance(ow, int)
     assert isinstance(oh, int)
     assert isinstance(out_c, int)
-    tile = row_tile(ow, 1, lanes, dt.itemsize)
+    tile = split_row_tile(ow, 1, lanes, dt.itemsize)
     per_group = -(-(out_c // groups) // lanes)
     blocks = groups * per_group
     rows = conv_row_group(oh, blocks)
@@ -892,7 +903,7 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     # the group's first one): no block straddles two groups
     ob_per_group = ob_n // groups
     nb = tile_blocks(ob_per_group, y_blk * dt.itemsize)
-    tile = row_tile(ow, nb, y_blk, dt.itemsize)
+    tile = split_row_tile(ow, nb, y_blk, dt.itemsize)
     rows = RowTiles(
         kb,
         (sh, sw),
@@ -911,9 +922,9 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     # The rows of a group are summed one pass per chunk of input-channel blocks
     # (the chunk's weights stay in the L1 cache while every tile of the group reads
     # them), the partial sums kept in the output: zeroed first, loaded and stored by
-    # every pass (in the order of the reference's sums), then the epilogue. A row
-    # the tiles do not divide takes one pass: its last tile would load sums the
-    # tile before it has already added to. A count known at run time only: as
+    # every pass (in the order of the reference's sums), then the epilogue (the
+    # tiles of a row never overlap: :func:`~xrelay.lowering.tiling.row_pieces`).
+    # A count known at run time only: as
     # many blocks as fit the budget (the largest count's chunk need not divide
     # the others), the last chunk cut at the count.
     block_bytes = nb * kh * kw * x_blk * y_blk * weight.dtype.itemsize
@@ -921,8 +932,6 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         chunk = conv_chunk(cb_n, block_bytes)
     else:
         chunk = max(1, min(cb_n, tiling.CONV_CHUNK_BYTES // block_bytes))
-    if ow % tile:
-        chunk = cb_n
     group = conv_row_group(oh, n_ * (ob_n // nb))
     with kb.parallel([n_, ob_n // nb, -(-oh // group)]) as (n, obp, g):
         ob = kb.imul(obp, nb)
