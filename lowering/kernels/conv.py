@@ -310,9 +310,11 @@ class RowTiles:
     """One output row of a channel-blocked direct convolution, register-tiled.
 
     The row of ``out_blocks`` output-channel blocks (``lanes`` channels each) is cut
-    into tiles of ``tile`` pixels (the last tile moved back to end with the row when
-    ``tile`` does not divide it: it recomputes and rewrites outputs of the tile
-    before) whose ``out_blocks * tile * lanes`` sums are carried as loop values
+    into tiles of at most ``tile`` pixels that never overlap (when ``tile`` does not
+    divide the row, tiles of two sizes: :func:`~xrelay.lowering.tiling.row_pieces`;
+    one copy of the tile's code per size), so that a pass over a chunk of input
+    channels may add to the sums a pass before it stored; each tile's
+    ``out_blocks * size * lanes`` sums are carried as loop values
     through the reduction (input channel block, kernel row, kernel column, channel
     in the block: the reference's order for every output), then stored once through
     the epilogue. The innermost step loads the ``lanes`` weights of one tap per
@@ -321,8 +323,8 @@ class RowTiles:
     ``out_blocks * tile`` independent chains of fused multiply-adds, each input
     value used by every block.
 
-    Every tile runs the same code (one copy of it in the IR): the pixels (places in
-    the tile) whose window can reach the padding in some tile read a clamped column,
+    Every tile of a size runs the same code: the pixels (places in the tile)
+    whose window can reach the padding in some tile of that size read a clamped column,
     and a ``select`` turns the value into zero outside the data, once per pixel and
     input channel (the reference pads with zeros too).
 
@@ -601,16 +603,26 @@ class RowTiles:
 
 def tile_blocks(blocks: int, block_bytes: int) -> int:
     """How many output blocks (of ``blocks`` in a group, ``block_bytes`` each) a
-    row tile sums at once. Full-vector blocks: two when they pair up (twice the
-    independent sums). Narrower blocks (8 channels on AVX-512, 4 on AVX2): the
-    largest divisor of ``blocks`` up to ``2 * vector / block + 1``, so that each
-    input value broadcast feeds several multiply-adds; with one block (or pixel
-    pairs merged into full vectors by LLVM's SLP vectoriser, which then needs a
-    shuffle per multiply-add) RegNet's 440-channel 1x1 convolutions ran at 53
-    GFLOP/s, with five blocks at 85 (the 448-channel one, 16-lane blocks: 85)."""
+    row tile sums at once. Full-vector blocks: two when they pair up and that
+    gives a tile at least as many sums as one block
+    (:func:`~xrelay.lowering.tiling.row_tile_bound`): on AVX-512 two 16-channel
+    blocks of 7 pixels (14 sums), on AVX2 one 16-channel block (two vectors) of 6
+    pixels (12 sums; two blocks: 2 pixels, 8 sums). Narrower blocks (8
+    channels on AVX-512, 4 on AVX2): the largest divisor of ``blocks`` up to ``2 *
+    vector / block + 1``, so that each input value broadcast feeds several
+    multiply-adds; with one block (or pixel pairs merged into full vectors by
+    LLVM's SLP vectoriser, which then needs a shuffle per multiply-add) RegNet's
+    440-channel 1x1 convolutions ran at 53 GFLOP/s, with five blocks at 85 (the
+    448-channel one, 16-lane blocks: 85)."""
     vector = host_vector_unit().bytes
     if block_bytes >= vector:
-        return 2 if blocks % 2 == 0 else 1
+        if blocks % 2:
+            return 1
+
+        def sums(nb: int) -> int:
+            return nb * tiling.row_tile_bound(nb, block_bytes, 1)
+
+        return 2 if sums(2) >= sums(1) else 1
     most = 2 * vector // max(1, block_bytes) + 1
     return max(d for d in range(1, min(most, blocks) + 1) if blocks % d == 0)
 
