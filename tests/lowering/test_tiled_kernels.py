@@ -291,6 +291,26 @@ def test_row_pieces():
             assert sum(count for _, count, _ in pieces) == -(-width // tile)
 
 
+def test_edge_runs():
+    """A run of tiles whose code would clamp several columns is split: the tiles
+    that reach the padding at either end apart from those between (which read
+    the data unchecked); one clamped pixel keeps the run whole."""
+    from xrelay.lowering.kernels.conv import edge_runs
+
+    stem = (224, 7, 2, 1, 3)  # a 7x7 stride-2 first convolution, padding 3
+    assert edge_runs(0, 17, 6, stem) == [(0, 1, 6), (6, 16, 6)]
+    assert edge_runs(102, 2, 5, stem) == [(102, 2, 5)]  # one pixel past the end
+    assert edge_runs(0, 5, 4, (39, 7, 2, 1, 3)) == [(0, 1, 4), (4, 3, 4), (16, 1, 4)]
+    assert edge_runs(0, 6, 6, (56, 3, 1, 1, 1)) == [(0, 6, 6)]  # 3x3: one pixel
+    assert edge_runs(0, 1, 4, (7, 3, 1, 1, 1)) == [(0, 1, 4)]
+    for geometry in (stem, (56, 3, 1, 1, 1), (23, 5, 2, 2, 4), (9, 7, 1, 1, 3)):
+        for first, count, tile in ((0, 5, 3), (2, 7, 4), (0, 1, 6)):
+            runs = edge_runs(first, count, tile, geometry)
+            columns = [a + k * size for a, n, size in runs for k in range(n)]
+            assert columns == [first + k * tile for k in range(count)]
+            assert all(size == tile for _, _, size in runs)
+
+
 def test_split_row_tile(monkeypatch: pytest.MonkeyPatch):
     """The tile of a split row: within :func:`tiling.row_tile_bound`, the bound
     where the row's tiles run as many sums (ResNet's rows on AVX-512: 7 pixels of
