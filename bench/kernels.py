@@ -22,6 +22,12 @@ KV cache of 1024 entries is L3-resident, a 150 MB weight is not) and the same
 load. ``%`` is the probe's best time over the kernel's (100%: the kernel reads
 as fast as the probe; the target is 80%), medians in brackets.
 
+The ``conv`` family (dense float32 direct convolutions: ResNet's 3x3 layers from
+56 x 56 to 7 x 7, its 7x7 stride-2 stem) is set against the host's float
+multiply-add peak, measured in this process (:func:`_fma_peak`: twelve
+independent vector multiply-add chains of the host's widest vectors, one thread):
+``ratio`` 1.0 is the peak.
+
 The int8 families (``conv-int8``, ``matmul-int8``: ``relay.qnn`` convolutions and
 products with u8 activations and s8 weights, requantized to u8 and clipped, built
 through Legalize's int16 form) are in GOP/s (a multiply-add is two) against the
@@ -88,8 +94,9 @@ class Case:
     flops: float = 0.0
     """Floating-point operations (0: a memory-bound case measured in GB/s)."""
     peak: str = "memcpy"
-    """``sgemm`` (compare with numpy's matmul of ``gemm`` shapes), ``memcpy`` or
-    ``read`` (the read bandwidth over the bytes the case reads)."""
+    """``sgemm`` (compare with numpy's matmul of ``gemm`` shapes), ``fma`` (the
+    host's float multiply-add peak), ``memcpy`` or ``read`` (the read bandwidth
+    over the bytes the case reads)."""
     gemm: tuple[int, int, int] | None = None
     """``(M, K, N)`` of the numpy peak."""
     reads: int = 0
@@ -594,6 +601,73 @@ def _int_peak(threads: int, runs: int) -> tuple[float, str]:
     return ops / best / 1e9, f"{kind} x{lanes} lanes"
 
 
+_FMA_IR = """
+declare <{n} x float> @llvm.fma.v{n}f32(<{n} x float>, <{n} x float>, <{n} x float>)
+define void @peak(i64 %count, ptr %out) {{
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%next, %loop]
+{phis}
+{body}
+  %next = add i64 %i, 1
+  %done = icmp eq i64 %next, %count
+  br i1 %done, label %exit, label %loop
+exit:
+{sum}
+  store <{n} x float> %s{last}, ptr %out, align 4
+  ret void
+}}
+"""
+
+
+def _fma_peak(runs: int) -> tuple[float, str]:
+    """The host's float32 multiply-add peak of one thread in GFLOP/s (a multiply-add
+    is two) and the vector measured: a loop of vector FMAs on twelve independent
+    sums of the host's widest vectors, compiled for the host; best of ``runs``."""
+    import ctypes
+
+    import llvmlite.binding as llvm
+
+    from xrelay.lowering.tiling import host_vector_unit
+
+    lanes, chains = host_vector_unit().bytes // 4, 12
+    phis = "\n".join(
+        f"  %a{j} = phi <{lanes} x float> [zeroinitializer, %entry], [%b{j}, %loop]"
+        for j in range(chains)
+    )
+    body = "\n".join(
+        f"  %b{j} = call <{lanes} x float> @llvm.fma.v{lanes}f32(<{lanes} x float> "
+        f"%a{j}, <{lanes} x float> splat (float 1.0), <{lanes} x float> splat "
+        "(float 0.5))"
+        for j in range(chains)
+    )
+    sums = [f"  %s0 = fadd <{lanes} x float> %b0, %b1"]
+    sums += [
+        f"  %s{j - 1} = fadd <{lanes} x float> %s{j - 2}, %b{j}"
+        for j in range(2, chains)
+    ]
+    ir = _FMA_IR.format(
+        n=lanes, phis=phis, body=body, sum="\n".join(sums), last=chains - 2
+    )
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = llvm.Target.from_default_triple().create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=3,
+    )
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(ir), target)
+    engine.finalize_object()
+    fn = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p)(
+        engine.get_function_address("peak")
+    )
+    count = 2_000_000
+    out = np.empty(lanes, np.float32)
+    best = min(_times_s(lambda: fn(count, out.ctypes.data), max(10, runs)))
+    return 2.0 * lanes * chains * count / best / 1e9, f"vfmadd x{lanes} lanes"
+
+
 def cases() -> list[Case]:
     ew = (1, 1200, 1024)
     out: list[Case] = [
@@ -680,6 +754,18 @@ def cases() -> list[Case]:
                  _conv(c, hw, k, s, c), _conv_flops(c, hw, k, s, c, c), "sgemm",
                  (c, k * k, (-(-hw // s)) ** 2))
         )  # fmt: skip
+    for c, hw, k, s, oc in (
+        (3, 224, 7, 2, 64),
+        (64, 56, 3, 1, 64),
+        (128, 28, 3, 1, 128),
+        (256, 14, 3, 1, 256),
+        (256, 14, 3, 2, 512),
+        (512, 7, 3, 1, 512),
+    ):
+        out.append(
+            Case("conv", f"{k}x{k}/s{s} c{c}->{oc} {hw}x{hw}",
+                 _conv(c, hw, k, s, 1, oc), _conv_flops(c, hw, k, s, 1, oc), "fma")
+        )  # fmt: skip
     for c, hw, k, s, g, oc in (
         (64, 56, 3, 1, 1, 64),
         (128, 28, 3, 1, 1, 128),
@@ -765,6 +851,7 @@ def main() -> None:
     )
     times: dict[str, float] = {}
     int_peak: tuple[float, str] | None = None
+    fma_peak: tuple[float, str] | None = None
     probe: ReadProbe | None = None
 
     def compiled(
@@ -824,6 +911,18 @@ def main() -> None:
                 f"{case.family:15} {case.name:36} {t * 1e3:9.3f} {peak_t * 1e3:8.3f} "
                 f"{ours:>10} {peak:>10} {ratio:6.2f}  {twin_t / t:5.2f}x f32 "
                 f"({twin_t * 1e3:.3f} ms)",
+                flush=True,
+            )
+            continue
+        if case.peak == "fma":
+            if fma_peak is None:
+                fma_peak = _fma_peak(args.runs)
+                print(f"float peak: {fma_peak[0]:.1f} GFLOP/s a thread ({fma_peak[1]})")
+            peak_t = case.flops / (fma_peak[0] * 1e9 * args.threads)
+            print(
+                f"{case.family:15} {case.name:36} {t * 1e3:9.3f} {peak_t * 1e3:8.3f} "
+                f"{case.flops / t / 1e9:6.1f} GF/s "
+                f"{fma_peak[0] * args.threads:6.1f} GF/s {t / peak_t:6.2f}",
                 flush=True,
             )
             continue

@@ -74,8 +74,9 @@ Decisions
   step loads one contiguous weight vector and broadcasts input values, which LLVM's
   SLP vectoriser turns into vector registers of the host's widest SIMD
   (``-prefer-256-bit`` is turned off on AVX-512 hosts, :mod:`xrelay.runtime.jit`).
-  Tile sizes come from the host's vector registers (:func:`.tiling.row_tile` for
-  convolution rows, :func:`.tiling.gemm_tile` for the matrix products, which are
+  Tile sizes come from the host's vector registers (:func:`.tiling.split_row_tile`
+  for the float convolution rows, cut without overlap by :func:`.tiling.row_pieces`;
+  :func:`.tiling.row_tile` for the int16 ones, :func:`.tiling.gemm_tile` for the matrix products, which are
   written with ``vector`` ops: ``mr`` rows times ``nv`` vectors of sums,
   :mod:`.kernels.gemm`; override
   ``XRELAY_TILE_ROWS``). Operands contiguous along the reduction (a plain

@@ -111,6 +111,79 @@ def row_tile(width: int, blocks: int, block: int, itemsize: int) -> int:
     )
 
 
+def row_pieces(width: int, tile: int) -> list[tuple[int, int, int]]:
+    """A row of ``width`` outputs cut into tiles of at most ``tile`` pixels without
+    overlap: ``(first column, count, size)`` per run of equal tiles. The fewest
+    tiles, their sizes as even as possible (differing by at most one, the larger
+    first): 7 by 3 is 3 + 2 + 2, not 3 + 3 + 1; 7 by 5 is 4 + 3."""
+    width = max(1, width)
+    tiles = -(-width // max(1, min(tile, width)))
+    size, larger = divmod(width, tiles)
+    pieces = [(0, larger, size + 1), (larger * (size + 1), tiles - larger, size)]
+    return [piece for piece in pieces if piece[1] > 0]
+
+
+def _row_cost(width: int, tile: int, per_pixel: int) -> int:
+    """Issue slots of one reduction step over a row cut by :func:`row_pieces`: per
+    tile, its multiply-adds (``per_pixel`` vectors a pixel) or
+    :data:`GEMM_MIN_STEP`, whichever is more (a tile of fewer independent sums
+    waits on their latency)."""
+    return sum(
+        count * max(size * per_pixel, GEMM_MIN_STEP)
+        for _, count, size in row_pieces(width, tile)
+    )
+
+
+def row_tile_bound(blocks: int, block: int, itemsize: int) -> int:
+    """The most pixels a tile of :func:`split_row_tile` holds, for ``blocks`` output
+    blocks of ``block`` values of ``itemsize`` bytes. As :func:`row_tile`: the sums
+    take at most half of the vector registers (the rest holds the weights of a
+    tap, the broadcast input values, and the general registers the pixels'
+    columns), and at most :data:`MAX_ROW_SUMS`. One block wider than a vector (16
+    float32 channels on AVX2: two vectors) may fill the registers instead, less
+    the block's weights of a tap and a broadcast: 6 pixels (12 sums) where half
+    the registers hold 4 (8 sums). On AVX2 that ran ResNet-18's 3x3 convolutions
+    at 87-101 GFLOP/s, two blocks of 2 pixels at 75-82; blocks of one vector
+    (8 channels) ran slower with 12 sums than with 8 (their 8-channel taps are too
+    short to pay for the columns of 6 pixels, which spill)."""
+    unit = host_vector_unit()
+    vectors = max(1, -(-block * itemsize // unit.bytes))
+    if blocks == 1 and vectors > 1:
+        room = (unit.registers - 1 - vectors) // vectors
+        return max(1, min(MAX_ROW_SUMS // vectors, room))
+    return max(
+        1, min(MAX_ROW_SUMS // blocks, (unit.registers // 2) // (blocks * vectors))
+    )
+
+
+def split_row_tile(width: int, blocks: int, block: int, itemsize: int) -> int:
+    """The largest tile of a convolution row cut by :func:`row_pieces` (no tile
+    overlaps another, so a kernel may sum a row in several passes): at most
+    :func:`row_tile_bound` pixels; among those sizes, the one with the fewest issue
+    slots over the row (:func:`_row_cost`), then the fewest tiles (more independent
+    sums per step, the loop's own work spread over more of them: on AVX2, tiles of
+    6 pixels of one 16-channel block ran ResNet-18's 56x56 convolution at 89
+    GFLOP/s, tiles of 4 at 77, the same issue slots), then the fewest tile sizes
+    (one copy of the tile's code), then the largest.
+
+    ``XRELAY_TILE_ROWS`` overrides it (see the module docstring)."""
+    value = tile_rows_override()
+    if value is not None:
+        return max(1, min(value, width))
+    unit = host_vector_unit()
+    per_pixel = blocks * max(1, -(-block * itemsize // unit.bytes))
+    bound = min(row_tile_bound(blocks, block, itemsize), max(1, width))
+    return min(
+        range(1, bound + 1),
+        key=lambda p: (
+            _row_cost(width, p, per_pixel),
+            sum(count for _, count, _ in row_pieces(width, p)),
+            len(row_pieces(width, p)),
+            -p,
+        ),
+    )
+
+
 CONV_CHUNK_BYTES = 8 << 10
 """Budget of the weights one pass of a blocked convolution reads
 (:func:`conv_chunk`): they are read again for every tile of the rows the pass

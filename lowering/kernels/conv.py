@@ -71,7 +71,9 @@ from xrelay.lowering.tiling import (
     conv_chunk,
     conv_row_group,
     host_vector_unit,
+    row_pieces,
     row_tile,
+    split_row_tile,
 )
 
 
@@ -303,14 +305,21 @@ in block, lanes) -> vector`` of the ``lanes`` weights :data:`WeightAt` reads one
 one (contiguous in the weight)."""
 
 
+UNROLL_CHANNELS = 4
+"""Input blocks of at most this many channels (a first convolution's ``NCHW3c``)
+have their channel steps unrolled in :class:`RowTiles` instead of looped."""
+
+
 @dataclass(frozen=True)
 class RowTiles:
     """One output row of a channel-blocked direct convolution, register-tiled.
 
     The row of ``out_blocks`` output-channel blocks (``lanes`` channels each) is cut
-    into tiles of ``tile`` pixels (the last tile moved back to end with the row when
-    ``tile`` does not divide it: it recomputes and rewrites outputs of the tile
-    before) whose ``out_blocks * tile * lanes`` sums are carried as loop values
+    into tiles of at most ``tile`` pixels that never overlap (when ``tile`` does not
+    divide the row, tiles of two sizes: :func:`~xrelay.lowering.tiling.row_pieces`;
+    one copy of the tile's code per size), so that a pass over a chunk of input
+    channels may add to the sums a pass before it stored; each tile's
+    ``out_blocks * size * lanes`` sums are carried as loop values
     through the reduction (input channel block, kernel row, kernel column, channel
     in the block: the reference's order for every output), then stored once through
     the epilogue. The innermost step loads the ``lanes`` weights of one tap per
@@ -319,8 +328,8 @@ class RowTiles:
     ``out_blocks * tile`` independent chains of fused multiply-adds, each input
     value used by every block.
 
-    Every tile runs the same code (one copy of it in the IR): the pixels (places in
-    the tile) whose window can reach the padding in some tile read a clamped column,
+    Every tile of a size runs the same code: the pixels (places in the tile)
+    whose window can reach the padding in some tile of that size read a clamped column,
     and a ``select`` turns the value into zero outside the data, once per pixel and
     input channel (the reference pads with zeros too).
 
@@ -374,15 +383,7 @@ class RowTiles:
         h, w = self.in_hw
         kh, kw = self.kernel_hw
         ow, dt, src_dt = self.out_w, self.dt, self.src_dt
-        tile = max(1, min(self.tile, ow))
         nb = self.out_blocks
-        tiles = -(-ow // tile)
-        last = ow - tile  # the first column of the last tile
-        # the columns pixel t of a tile reads, over every tile and kernel column:
-        # from t * sw - pl to (last + t) * sw - pl + (kw - 1) * dw; whether it can
-        # read left of the data, right of it
-        low = [t * sw - pl < 0 for t in range(tile)]
-        high = [(last + t) * sw - pl + (kw - 1) * dw >= w for t in range(tile)]
         y0 = kb.isub(kb.imul(y, sh), pt)
         ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
         zero = kb.zero(dt)
@@ -400,206 +401,280 @@ class RowTiles:
         )
         width = 1 if vec else lanes  # scalars per (block, pixel) carried
 
-        def over_kx(
-            x: Index, cb: Index, ky: Index, kx: Index, acc: list[SSAValue]
-        ) -> list[SSAValue]:
-            iy = kb.iadd(y0, kb.imul(ky, dh))
-            ix0 = kb.isub(kb.iadd(kb.imul(x, sw), kb.imul(kx, dw)), pl)
-            ixs = [kb.iadd(ix0, t * sw) for t in range(tile)]
-            valid: list[SSAValue | None] = [None] * tile
-            for t in range(tile):
-                checks: list[SSAValue] = []
-                if low[t]:
-                    checks.append(kb.icmp("sge", ixs[t], 0))
-                    ixs[t] = kb.imax(ixs[t], 0)
-                if high[t]:
-                    checks.append(kb.icmp("slt", ixs[t], w))
-                    ixs[t] = kb.imin(ixs[t], w - 1)
-                if checks:
-                    valid[t] = (
-                        checks[0]
-                        if len(checks) == 1
-                        else kb.logical_and(checks[0], checks[1])
-                    )
+        def piece(first: int, count: int, tile: int) -> None:
+            """Emit the ``count`` tiles of ``tile`` pixels from column ``first``."""
+            last = first + (count - 1) * tile  # the first column of the last tile
+            # the columns pixel t of a tile reads, over these tiles and every
+            # kernel column: from (first + t) * sw - pl to (last + t) * sw - pl +
+            # (kw - 1) * dw; whether it can read left of the data, right of it
+            low = [(first + t) * sw - pl < 0 for t in range(tile)]
+            high = [(last + t) * sw - pl + (kw - 1) * dw >= w for t in range(tile)]
 
-            def over_ci(ci: Index, acc: list[SSAValue]) -> list[SSAValue]:
-                vs: list[SSAValue] = []
+            def over_kx(
+                x: Index, cb: Index, ky: Index, kx: Index, acc: list[SSAValue]
+            ) -> list[SSAValue]:
+                iy = kb.iadd(y0, kb.imul(ky, dh))
+                ix0 = kb.isub(kb.iadd(kb.imul(x, sw), kb.imul(kx, dw)), pl)
+                ixs = [kb.iadd(ix0, t * sw) for t in range(tile)]
+                valid: list[SSAValue | None] = [None] * tile
                 for t in range(tile):
-                    v = kb.cast(data_at(cb, iy, ixs[t], ci), src_dt, dt)
-                    ok = valid[t]
-                    vs.append(v if ok is None else kb.select(ok, v, zero))
-                new: list[SSAValue] = []
-                if vec:
-                    assert weight_vec is not None
-                    splats = [kb.vsplat(v, lanes) for v in vs]
+                    checks: list[SSAValue] = []
+                    if low[t]:
+                        checks.append(kb.icmp("sge", ixs[t], 0))
+                        ixs[t] = kb.imax(ixs[t], 0)
+                    if high[t]:
+                        checks.append(kb.icmp("slt", ixs[t], w))
+                        ixs[t] = kb.imin(ixs[t], w - 1)
+                    if checks:
+                        valid[t] = (
+                            checks[0]
+                            if len(checks) == 1
+                            else kb.logical_and(checks[0], checks[1])
+                        )
+
+                def over_ci(ci: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                    vs: list[SSAValue] = []
+                    for t in range(tile):
+                        v = kb.cast(data_at(cb, iy, ixs[t], ci), src_dt, dt)
+                        ok = valid[t]
+                        vs.append(v if ok is None else kb.select(ok, v, zero))
+                    new: list[SSAValue] = []
+                    if vec:
+                        assert weight_vec is not None
+                        splats = [kb.vsplat(v, lanes) for v in vs]
+                        for b in range(nb):
+                            wv = weight_vec(b, cb, ky, kx, ci, lanes)
+                            for t in range(tile):
+                                new.append(kb.mac(splats[t], wv, acc[b * tile + t]))
+                        return new
                     for b in range(nb):
-                        wv = weight_vec(b, cb, ky, kx, ci, lanes)
-                        for t in range(tile):
-                            new.append(kb.mac(splats[t], wv, acc[b * tile + t]))
-                    return new
-                for b in range(nb):
-                    ws = [
-                        kb.cast(weight_at(b, cb, ky, kx, ci, oi), src_dt, dt)
-                        for oi in range(lanes)
-                    ]
-                    for t in range(tile):
-                        for oi in range(lanes):
-                            a = acc[(b * tile + t) * lanes + oi]
-                            new.append(kb.mac(vs[t], ws[oi], a))
-                return new
-
-            return kb.fold_loop(0, self.block, acc, over_ci)
-
-        def taps(x: Index) -> list[SSAValue]:
-            """The tile's sums over every tap: for a block of one channel, nested
-            loops over (in-channel block, kernel row, kernel column), the kernel
-            column innermost; otherwise one loop over the taps around the channel
-            loop, the tap carried as an odometer of counters (kernel column
-            fastest), a level of loop-carried sums instead of three."""
-            sums = nb * tile * width
-            # the kernel columns some pixel of the tile reaches inside the data
-            # (a dilated kernel wider than the row reaches only its centre)
-            if kw > 1 and (low[0] or high[-1]):
-                kx_lo = tap_range(
-                    kb, kb.isub(kb.imul(kb.iadd(x, tile - 1), sw), pl), kw, dw, 0, w
-                )[0]
-                kx_hi = tap_range(
-                    kb, kb.isub(kb.imul(x, sw), pl), kw, dw, -(kw * dw + w), w
-                )[1]
-                kx_hi = kb.imax(kx_lo, kx_hi)
-            else:
-                kx_lo, kx_hi = 0, kw
-            if chunk is None:
-                init = [kb.vsplat(zero, lanes) if vec else zero] * sums
-            else:
-                flat_out = kb.flat(out)
-                init = []
-                for b in range(nb):
-                    for t in range(tile):
-                        base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
-                        if vec:
-                            init.append(kb.vload(flat_out, [base], lanes))
-                            continue
-                        init += [
-                            kb.load(flat_out, [kb.iadd(base, oi)])
+                        ws = [
+                            kb.cast(weight_at(b, cb, ky, kx, ci, oi), src_dt, dt)
                             for oi in range(lanes)
                         ]
-            if self.block == 1:
-                return kb.fold_loop(
-                    cb_lo,
-                    cb_hi,
-                    init,
-                    lambda cb, a0: kb.fold_loop(
-                        ky_lo,
-                        ky_hi,
-                        a0,
-                        lambda ky, a1: kb.fold_loop(
-                            kx_lo,
-                            kx_hi,
-                            a1,
-                            lambda kx, a2: over_kx(x, cb, ky, kx, a2),
+                        for t in range(tile):
+                            for oi in range(lanes):
+                                a = acc[(b * tile + t) * lanes + oi]
+                                new.append(kb.mac(vs[t], ws[oi], a))
+                    return new
+
+                if self.block <= UNROLL_CHANNELS:
+                    # a few channels a block (an RGB image's 3): the tap's steps
+                    # one after the other, no loop around them
+                    for ci in range(self.block):
+                        acc = over_ci(kb.index(ci), acc)
+                    return acc
+                return kb.fold_loop(0, self.block, acc, over_ci)
+
+            def taps(x: Index) -> list[SSAValue]:
+                """The tile's sums over every tap: for a block of one channel, nested
+                loops over (in-channel block, kernel row, kernel column), the kernel
+                column innermost; otherwise one loop over the taps around the channel
+                loop, the tap carried as an odometer of counters (kernel column
+                fastest), a level of loop-carried sums instead of three."""
+                sums = nb * tile * width
+                # the kernel columns some pixel of the tile reaches inside the data
+                # (a dilated kernel wider than the row reaches only its centre)
+                if kw > 1 and (low[0] or high[-1]):
+                    kx_lo = tap_range(
+                        kb, kb.isub(kb.imul(kb.iadd(x, tile - 1), sw), pl), kw, dw, 0, w
+                    )[0]
+                    kx_hi = tap_range(
+                        kb, kb.isub(kb.imul(x, sw), pl), kw, dw, -(kw * dw + w), w
+                    )[1]
+                    kx_hi = kb.imax(kx_lo, kx_hi)
+                else:
+                    kx_lo, kx_hi = 0, kw
+                if chunk is None:
+                    init = [kb.vsplat(zero, lanes) if vec else zero] * sums
+                else:
+                    flat_out = kb.flat(out)
+                    init = []
+                    for b in range(nb):
+                        for t in range(tile):
+                            base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
+                            if vec:
+                                init.append(kb.vload(flat_out, [base], lanes))
+                                continue
+                            init += [
+                                kb.load(flat_out, [kb.iadd(base, oi)])
+                                for oi in range(lanes)
+                            ]
+                if self.block == 1:
+                    return kb.fold_loop(
+                        cb_lo,
+                        cb_hi,
+                        init,
+                        lambda cb, a0: kb.fold_loop(
+                            ky_lo,
+                            ky_hi,
+                            a0,
+                            lambda ky, a1: kb.fold_loop(
+                                kx_lo,
+                                kx_hi,
+                                a1,
+                                lambda kx, a2: over_kx(x, cb, ky, kx, a2),
+                            ),
                         ),
-                    ),
+                    )
+                # (counter's first value, its end, whether it can count past its
+                # first value) per counter, fastest first
+                axes = (
+                    (kx_lo, kx_hi, kw > 1),
+                    (ky_lo, ky_hi, kh > 1),
+                    (cb_lo, cb_hi, not isinstance(cb_n, int) or cb_n > 1),
                 )
-            # (counter's first value, its end, whether it can count past its
-            # first value) per counter, fastest first
-            axes = (
-                (kx_lo, kx_hi, kw > 1),
-                (ky_lo, ky_hi, kh > 1),
-                (cb_lo, cb_hi, not isinstance(cb_n, int) or cb_n > 1),
-            )
-            digits = [(lo, hi) for lo, hi, counts in axes if counts]
+                digits = [(lo, hi) for lo, hi, counts in axes if counts]
 
-            def over_taps(_: Index, carried: list[SSAValue]) -> list[SSAValue]:
-                tap: list[Index] = [lo for lo, _, _ in axes]
-                counters = iter(carried[sums:])
-                for pos, (_, _, counts) in enumerate(axes):
-                    if counts:
-                        tap[pos] = next(counters)
-                kx, ky, cb = tap
-                new = over_kx(x, cb, ky, kx, carried[:sums])
-                carry: SSAValue | None = None  # the previous counter wrapped
-                for k, (lo, hi) in enumerate(digits):
-                    d = carried[sums + k]
-                    step = kb.index(kb.iadd(d, 1))
-                    if carry is not None:
-                        step = kb.select(carry, step, d)
-                    if k == len(digits) - 1:  # the slowest: the loop ends there
-                        new.append(step)
-                        break
-                    carry = kb.icmp("eq", step, hi)
-                    new.append(kb.select(carry, kb.index(lo), step))
-                return new
+                def over_taps(_: Index, carried: list[SSAValue]) -> list[SSAValue]:
+                    tap: list[Index] = [lo for lo, _, _ in axes]
+                    counters = iter(carried[sums:])
+                    for pos, (_, _, counts) in enumerate(axes):
+                        if counts:
+                            tap[pos] = next(counters)
+                    kx, ky, cb = tap
+                    new = over_kx(x, cb, ky, kx, carried[:sums])
+                    carry: SSAValue | None = None  # the previous counter wrapped
+                    for k, (lo, hi) in enumerate(digits):
+                        d = carried[sums + k]
+                        step = kb.index(kb.iadd(d, 1))
+                        if carry is not None:
+                            step = kb.select(carry, step, d)
+                        if k == len(digits) - 1:  # the slowest: the loop ends there
+                            new.append(step)
+                            break
+                        carry = kb.icmp("eq", step, hi)
+                        new.append(kb.select(carry, kb.index(lo), step))
+                    return new
 
-            return kb.fold_loop(
-                0,
-                kb.imul(kb.isub(ky_hi, ky_lo), kb.imul(kb.isub(kx_hi, kx_lo), cb_n)),
-                init + [kb.index(lo) for lo, _ in digits],
-                over_taps,
-            )[:sums]
+                return kb.fold_loop(
+                    0,
+                    kb.imul(
+                        kb.isub(ky_hi, ky_lo), kb.imul(kb.isub(kx_hi, kx_lo), cb_n)
+                    ),
+                    init + [kb.index(lo) for lo, _ in digits],
+                    over_taps,
+                )[:sums]
 
-        def pixels(x: Index) -> None:
-            acc = taps(x)
-            if stage is None:
-                # the sums, then the epilogue as a loop over the tile (vectorised
-                # by LLVM along the lanes; one copy of its code, not one per output)
-                # (the lanes are contiguous in the output here: one address per pixel)
-                flat_out = kb.flat(out)
+            def pixels(x: Index) -> None:
+                acc = taps(x)
+                if stage is None:
+                    # the sums, then the epilogue as a loop over the tile (vectorised
+                    # by LLVM along the lanes; one copy of its code, not one per output)
+                    # (the lanes are contiguous in the output here: one address per pixel)
+                    flat_out = kb.flat(out)
+                    for b in range(nb):
+                        for t in range(tile):
+                            base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
+                            if vec:
+                                kb.vstore(acc[b * tile + t], flat_out, [base])
+                                continue
+                            for oi in range(lanes):
+                                kb.store(
+                                    acc[(b * tile + t) * lanes + oi],
+                                    flat_out,
+                                    [kb.iadd(base, oi)],
+                                )
+                    if epilogue is not None:
+                        with (
+                            kb.loop(0, nb) as b,
+                            kb.loop(0, tile) as t,
+                            kb.loop(0, lanes) as oi,
+                        ):
+                            idx = out_at(b, kb.iadd(x, t), oi)
+                            kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+                    return
                 for b in range(nb):
                     for t in range(tile):
-                        base = kb.flat_index(out_at(b, kb.iadd(x, t), 0), out.shape)
+                        row = kb.iadd(stage_row, b * tile + t)
                         if vec:
-                            kb.vstore(acc[b * tile + t], flat_out, [base])
+                            kb.vstore(acc[b * tile + t], stage, [row, 0])
                             continue
                         for oi in range(lanes):
-                            kb.store(
-                                acc[(b * tile + t) * lanes + oi],
-                                flat_out,
-                                [kb.iadd(base, oi)],
-                            )
-                if epilogue is not None:
-                    with (
-                        kb.loop(0, nb) as b,
-                        kb.loop(0, tile) as t,
-                        kb.loop(0, lanes) as oi,
-                    ):
-                        idx = out_at(b, kb.iadd(x, t), oi)
-                        kb.store(epilogue(kb.load(out, idx), idx), out, idx)
-                return
-            for b in range(nb):
-                for t in range(tile):
-                    row = kb.iadd(stage_row, b * tile + t)
-                    if vec:
-                        kb.vstore(acc[b * tile + t], stage, [row, 0])
-                        continue
-                    for oi in range(lanes):
-                        kb.store(acc[(b * tile + t) * lanes + oi], stage, [row, oi])
-            with kb.loop(0, nb) as b, kb.loop(0, tile) as t, kb.loop(0, lanes) as oi:
-                idx = out_at(b, kb.iadd(x, t), oi)
-                row = kb.iadd(stage_row, kb.iadd(kb.imul(b, tile), t))
-                value = kb.load(stage, [row, oi])
-                if epilogue is not None:
-                    value = epilogue(value, idx)
-                kb.store(value, out, idx)
+                            kb.store(acc[(b * tile + t) * lanes + oi], stage, [row, oi])
+                with (
+                    kb.loop(0, nb) as b,
+                    kb.loop(0, tile) as t,
+                    kb.loop(0, lanes) as oi,
+                ):
+                    idx = out_at(b, kb.iadd(x, t), oi)
+                    row = kb.iadd(stage_row, kb.iadd(kb.imul(b, tile), t))
+                    value = kb.load(stage, [row, oi])
+                    if epilogue is not None:
+                        value = epilogue(value, idx)
+                    kb.store(value, out, idx)
 
-        with kb.loop(0, tiles * tile, tile) as xt:
-            # the last tile ends with the row (overlapping the one before when
-            # ``tile`` does not divide the row: those outputs are written twice)
-            pixels(xt if ow % tile == 0 else kb.imin(xt, last))
+            with kb.loop(first, first + count * tile, tile) as xt:
+                pixels(xt)
+
+        # no two tiles overlap (a pass may add to sums another pass stored)
+        for first, count, tile in row_pieces(ow, self.tile):
+            for run in edge_runs(first, count, tile, (w, kw, sw, dw, pl)):
+                piece(*run)
+
+
+def edge_runs(
+    first: int, count: int, tile: int, geometry: tuple[int, int, int, int, int]
+) -> list[tuple[int, int, int]]:
+    """The ``count`` tiles of ``tile`` pixels from column ``first`` as runs of
+    ``(first, count, tile)``, each one copy of the tile's code. When the run's
+    tiles would read more than one clamped column (pixels of the first tile
+    left of the data, of the last one right of it, counted over the run: the
+    code is the same for every tile), the tiles at either end whose window can
+    reach the padding are split from those between, which then read the data
+    with no clamped column and no ``select``: a 7x7 stride-2 first convolution
+    has 2 of the 6 pixels of its first tile in the padding (on AVX2: 68 -> 78
+    GFLOP/s). A 3x3 convolution (one such pixel at each end of the row) keeps
+    one run: splitting it ran no faster and its code would grow by half.
+    ``geometry``: the input width, kernel width, stride, dilation and left
+    padding of the row."""
+    w, kw, sw, dw, pl = geometry
+    last = first + (count - 1) * tile
+    low = sum((first + t) * sw - pl < 0 for t in range(tile))
+    high = sum((last + t) * sw - pl + (kw - 1) * dw >= w for t in range(tile))
+    if low + high < 2:
+        return [(first, count, tile)]
+
+    def edge(k: int) -> bool:
+        x = first + k * tile
+        return x * sw - pl < 0 or (x + tile - 1) * sw - pl + (kw - 1) * dw >= w
+
+    lead = 0
+    while lead < count and edge(lead):
+        lead += 1
+    trail = 0
+    while trail < count - lead and edge(count - 1 - trail):
+        trail += 1
+    runs = [
+        (first, lead, tile),
+        (first + lead * tile, count - lead - trail, tile),
+        (first + (count - trail) * tile, trail, tile),
+    ]
+    return [run for run in runs if run[1] > 0]
 
 
 def tile_blocks(blocks: int, block_bytes: int) -> int:
     """How many output blocks (of ``blocks`` in a group, ``block_bytes`` each) a
-    row tile sums at once. Full-vector blocks: two when they pair up (twice the
-    independent sums). Narrower blocks (8 channels on AVX-512, 4 on AVX2): the
-    largest divisor of ``blocks`` up to ``2 * vector / block + 1``, so that each
-    input value broadcast feeds several multiply-adds; with one block (or pixel
-    pairs merged into full vectors by LLVM's SLP vectoriser, which then needs a
-    shuffle per multiply-add) RegNet's 440-channel 1x1 convolutions ran at 53
-    GFLOP/s, with five blocks at 85 (the 448-channel one, 16-lane blocks: 85)."""
+    row tile sums at once. Full-vector blocks: two when they pair up and that
+    gives a tile at least as many sums as one block
+    (:func:`~xrelay.lowering.tiling.row_tile_bound`): on AVX-512 two 16-channel
+    blocks of 7 pixels (14 sums), on AVX2 one 16-channel block (two vectors) of 6
+    pixels (12 sums; two blocks: 2 pixels, 8 sums). Narrower blocks (8
+    channels on AVX-512, 4 on AVX2): the largest divisor of ``blocks`` up to ``2 *
+    vector / block + 1``, so that each input value broadcast feeds several
+    multiply-adds; with one block (or pixel pairs merged into full vectors by
+    LLVM's SLP vectoriser, which then needs a shuffle per multiply-add) RegNet's
+    440-channel 1x1 convolutions ran at 53 GFLOP/s, with five blocks at 85 (the
+    448-channel one, 16-lane blocks: 85)."""
     vector = host_vector_unit().bytes
     if block_bytes >= vector:
-        return 2 if blocks % 2 == 0 else 1
+        if blocks % 2:
+            return 1
+
+        def sums(nb: int) -> int:
+            return nb * tiling.row_tile_bound(nb, block_bytes, 1)
+
+        return 2 if sums(2) >= sums(1) else 1
     most = 2 * vector // max(1, block_bytes) + 1
     return max(d for d in range(1, min(most, blocks) + 1) if blocks % d == 0)
 
@@ -714,7 +789,7 @@ def _plain_tasks(
     assert isinstance(ow, int)
     assert isinstance(oh, int)
     assert isinstance(out_c, int)
-    tile = row_tile(ow, 1, lanes, dt.itemsize)
+    tile = split_row_tile(ow, 1, lanes, dt.itemsize)
     per_group = -(-(out_c // groups) // lanes)
     blocks = groups * per_group
     rows = conv_row_group(oh, blocks)
@@ -892,7 +967,7 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     # the group's first one): no block straddles two groups
     ob_per_group = ob_n // groups
     nb = tile_blocks(ob_per_group, y_blk * dt.itemsize)
-    tile = row_tile(ow, nb, y_blk, dt.itemsize)
+    tile = split_row_tile(ow, nb, y_blk, dt.itemsize)
     rows = RowTiles(
         kb,
         (sh, sw),
@@ -911,9 +986,9 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     # The rows of a group are summed one pass per chunk of input-channel blocks
     # (the chunk's weights stay in the L1 cache while every tile of the group reads
     # them), the partial sums kept in the output: zeroed first, loaded and stored by
-    # every pass (in the order of the reference's sums), then the epilogue. A row
-    # the tiles do not divide takes one pass: its last tile would load sums the
-    # tile before it has already added to. A count known at run time only: as
+    # every pass (in the order of the reference's sums), then the epilogue (the
+    # tiles of a row never overlap: :func:`~xrelay.lowering.tiling.row_pieces`).
+    # A count known at run time only: as
     # many blocks as fit the budget (the largest count's chunk need not divide
     # the others), the last chunk cut at the count.
     block_bytes = nb * kh * kw * x_blk * y_blk * weight.dtype.itemsize
@@ -921,8 +996,6 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         chunk = conv_chunk(cb_n, block_bytes)
     else:
         chunk = max(1, min(cb_n, tiling.CONV_CHUNK_BYTES // block_bytes))
-    if ow % tile:
-        chunk = cb_n
     group = conv_row_group(oh, n_ * (ob_n // nb))
     with kb.parallel([n_, ob_n // nb, -(-oh // group)]) as (n, obp, g):
         ob = kb.imul(obp, nb)

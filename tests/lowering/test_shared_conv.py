@@ -19,13 +19,18 @@ from xrelay.lowering.graph import GraphLowering
 BLOCK = 16  # DenseNet's channel counts are multiples of 16: blocks of 16 channels
 
 
-def _width(divided: bool) -> int:
+def _width(one_size: bool) -> int:
     """An output row width that the host's row tiles of a 1x1 convolution with 32
-    output channels divide (the kernel then sums in passes over chunks of blocks),
-    or not (one pass)."""
-    return next(
-        w for w in range(5, 64) if (w % tiling.row_tile(w, 2, BLOCK, 4) == 0) == divided
-    )
+    output channels cut into tiles of one size, or of two (both sum in passes over
+    chunks of blocks: no tile overlaps another)."""
+    from xrelay.lowering.kernels.conv import tile_blocks
+
+    nb = tile_blocks(32 // BLOCK, BLOCK * 4)
+
+    def sizes(w: int) -> int:
+        return len(tiling.row_pieces(w, tiling.split_row_tile(w, nb, BLOCK, 4)))
+
+    return next(w for w in range(5, 64) if (sizes(w) == 1) == one_size)
 
 
 def _relu_conv(x: Any, weight: Any, bias: Any, padding: int = 0) -> Any:
@@ -114,7 +119,7 @@ def _conv_kernels(mod: Any) -> tuple[int, int]:
     [
         # largest count above a pass's chunk (4 blocks): passes, the last one cut
         ([3, 17, 1, 4], (5, _width(True)), 1),
-        ([3, 17, 1, 4], (5, _width(False)), 1),  # one pass
+        ([3, 17, 1, 4], (5, _width(False)), 1),  # tiles of two sizes
         ([2, 3], (4, 7), 3),  # 3x3 with padding
         ([1, 3, 2], (3, 16), 1),
     ],

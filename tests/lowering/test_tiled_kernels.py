@@ -52,7 +52,7 @@ def _plain_cases(rng: Gen, case: Any) -> list[Any]:
         ((1, 4, 9, 5), (17, 2, 7), {"dilation": [2, 1], "padding": [0, 2, 1, 3]}),
         # 1x1 with stride
         ((1, 8, 7, 7), (16, 1, 1), {"strides": [2, 2]}),
-        # a row the tile does not divide (the last tile overlaps the one before)
+        # a row the tile does not divide (tiles of two sizes)
         ((1, 3, 9, 37), (40, 5, 5), {"strides": [2, 2], "padding": [2, 2]}),
     ]
     for (n, c, h, w), (o, kh, kw), attrs in shapes:
@@ -159,8 +159,8 @@ def _nchwc_cases(rng: Gen, case: Any) -> list[Any]:
             2,
             {"dilation": [2, 2], "padding": [2, 2]},
         ),
-        # pairs of output blocks in a tile; rows the tile does not divide (the
-        # last tile overlaps the one before), padding on both ends
+        # pairs of output blocks in a tile; rows the tile does not divide (tiles
+        # of two sizes), padding on both ends
         _nchwc(
             case,
             _ints(rng, 1, 16, 5, 17),
@@ -203,6 +203,134 @@ def _nchwc_cases(rng: Gen, case: Any) -> list[Any]:
 
 def test_nchwc_conv_odd_shapes(rng: Gen, check: Check, case: Any):
     check(_nchwc_cases(rng, case))
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [None, tiling.VectorUnit(32, 16), tiling.VectorUnit(64, 32)],
+    ids=["host", "avx2", "avx512"],
+)
+def test_split_row_tiles_in_passes(
+    unit: tiling.VectorUnit | None,
+    rng: Gen,
+    check: Check,
+    case: Any,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """Rows cut into tiles of two sizes (:func:`tiling.row_pieces`: 7 as 4 + 3 or 2
+    + 2 + 2 + 1, 14, 9), summed in passes over one input block at a time (the
+    partial sums loaded and stored by every pass: an overlapping tile would add a
+    pass twice), with padding and stride 2 (ResNet's 7x7 and 14x14 layers, scaled
+    down), one and two output blocks a tile, and a 7x7 stride-2 stem with its 3
+    input channels in one block; the tiles as the host, an AVX2 host and an
+    AVX-512 host would choose them."""
+    if unit is not None:
+        from xrelay.lowering.kernels import conv
+
+        monkeypatch.setattr(conv, "host_vector_unit", lambda: unit)
+        monkeypatch.setattr(tiling, "host_vector_unit", lambda: unit)
+    monkeypatch.delenv("XRELAY_TILE_ROWS", raising=False)
+    check(
+        [
+            _nchwc(
+                case,
+                _ints(rng, 1, 48, 7, 7),
+                _ints(rng, 32, 48, 3, 3),
+                16,
+                16,
+                {"padding": [1, 1]},
+            ),
+            _nchwc(
+                case,
+                _ints(rng, 1, 32, 14, 14),
+                _ints(rng, 48, 32, 3, 3),
+                16,
+                16,
+                {"strides": [2, 2], "padding": [1, 1]},
+            ),
+            _nchwc(
+                case,
+                _ints(rng, 1, 32, 3, 9),
+                _ints(rng, 16, 32, 3, 3),
+                16,
+                16,
+                {"padding": [1, 1]},
+            ),
+            _nchwc(
+                case,
+                _ints(rng, 1, 3, 17, 27),
+                _ints(rng, 32, 3, 7, 7),
+                3,
+                16,
+                {"strides": [2, 2], "padding": [3, 3]},
+            ),
+        ]
+    )
+
+
+def test_row_pieces():
+    """A row is covered once, in order, by tiles of at most the tile's size, of at
+    most two sizes differing by one, as few tiles as the size allows."""
+    assert tiling.row_pieces(7, 3) == [(0, 1, 3), (3, 2, 2)]
+    assert tiling.row_pieces(7, 6) == [(0, 1, 4), (4, 1, 3)]
+    assert tiling.row_pieces(56, 6) == [(0, 6, 6), (36, 4, 5)]
+    assert tiling.row_pieces(3, 8) == [(0, 1, 3)]
+    for width in (1, 2, 5, 7, 13, 56, 112):
+        for tile in range(1, 16):
+            pieces = tiling.row_pieces(width, tile)
+            columns = [
+                first + k * size + t
+                for first, count, size in pieces
+                for k in range(count)
+                for t in range(size)
+            ]
+            assert columns == list(range(width))
+            sizes = [size for _, _, size in pieces]
+            assert max(sizes) <= tile
+            assert max(sizes) - min(sizes) <= 1
+            assert sum(count for _, count, _ in pieces) == -(-width // tile)
+
+
+def test_edge_runs():
+    """A run of tiles whose code would clamp several columns is split: the tiles
+    that reach the padding at either end apart from those between (which read
+    the data unchecked); one clamped pixel keeps the run whole."""
+    from xrelay.lowering.kernels.conv import edge_runs
+
+    stem = (224, 7, 2, 1, 3)  # a 7x7 stride-2 first convolution, padding 3
+    assert edge_runs(0, 17, 6, stem) == [(0, 1, 6), (6, 16, 6)]
+    assert edge_runs(102, 2, 5, stem) == [(102, 2, 5)]  # one pixel past the end
+    assert edge_runs(0, 5, 4, (39, 7, 2, 1, 3)) == [(0, 1, 4), (4, 3, 4), (16, 1, 4)]
+    assert edge_runs(0, 6, 6, (56, 3, 1, 1, 1)) == [(0, 6, 6)]  # 3x3: one pixel
+    assert edge_runs(0, 1, 4, (7, 3, 1, 1, 1)) == [(0, 1, 4)]
+    for geometry in (stem, (56, 3, 1, 1, 1), (23, 5, 2, 2, 4), (9, 7, 1, 1, 3)):
+        for first, count, tile in ((0, 5, 3), (2, 7, 4), (0, 1, 6)):
+            runs = edge_runs(first, count, tile, geometry)
+            columns = [a + k * size for a, n, size in runs for k in range(n)]
+            assert columns == [first + k * tile for k in range(count)]
+            assert all(size == tile for _, _, size in runs)
+
+
+def test_split_row_tile(monkeypatch: pytest.MonkeyPatch):
+    """The tile of a split row: within :func:`tiling.row_tile_bound`, the bound
+    where the row's tiles run as many sums (ResNet's rows on AVX-512: 7 pixels of
+    two blocks; on AVX2: up to 6 of one 16-channel block, 7 as 4 + 3)."""
+    monkeypatch.delenv("XRELAY_TILE_ROWS", raising=False)
+    avx512, avx2 = tiling.VectorUnit(64, 32), tiling.VectorUnit(32, 16)
+    monkeypatch.setattr(tiling, "host_vector_unit", lambda: avx512)
+    for width in (7, 14, 28, 56, 112):
+        assert tiling.split_row_tile(width, 2, 16, 4) == 7
+    monkeypatch.setattr(tiling, "host_vector_unit", lambda: avx2)
+    assert tiling.row_tile_bound(1, 16, 4) == 6
+    assert tiling.row_tile_bound(2, 16, 4) == 2
+    assert tiling.split_row_tile(56, 1, 16, 4) == 6
+    assert tiling.row_pieces(7, tiling.split_row_tile(7, 1, 16, 4)) == [
+        (0, 1, 4),
+        (4, 1, 3),
+    ]
+    assert tiling.split_row_tile(3, 1, 16, 4) == 3
+    monkeypatch.setenv("XRELAY_TILE_ROWS", "2")
+    assert tiling.split_row_tile(7, 1, 16, 4) == 2
 
 
 def test_dilation_wider_than_the_tile(rng: Gen, check: Check, case: Any):
@@ -291,6 +419,7 @@ def test_tile_blocks(monkeypatch: pytest.MonkeyPatch):
 
     for unit in (tiling.VectorUnit(64, 32), tiling.VectorUnit(32, 16)):
         monkeypatch.setattr(conv, "host_vector_unit", lambda u=unit: u)
+        monkeypatch.setattr(tiling, "host_vector_unit", lambda u=unit: u)
         assert conv.tile_blocks(4, unit.bytes) == 2
         assert conv.tile_blocks(5, unit.bytes) == 1
         half = unit.bytes // 2
@@ -300,6 +429,14 @@ def test_tile_blocks(monkeypatch: pytest.MonkeyPatch):
         assert conv.tile_blocks(1, half) == 1
         assert conv.tile_blocks(8, half) == 5 - 1  # 4 divides 8, 5 does not
         assert conv.tile_blocks(12, unit.bytes // 4) == 6  # at most 9 quarter blocks
+        # a block of two vectors (16 float32 channels on AVX2): one block per tile
+        # where that holds more sums (16 registers: 6 pixels of 2 vectors, 12 sums,
+        # against 2 pixels of two blocks; 32 registers: two blocks of 4 pixels)
+        pair = unit.registers >= 32
+        assert conv.tile_blocks(4, 2 * unit.bytes) == (2 if pair else 1)
+        assert tiling.row_tile_bound(1, 2 * unit.bytes, 1) == min(
+            tiling.MAX_ROW_SUMS // 2, (unit.registers - 3) // 2
+        )
 
 
 def _grouped_nchwc(
@@ -499,8 +636,8 @@ def test_conv_passes_and_row_groups():
 
 def test_fused_conv_odd_rows():
     """Blocked convolutions with bias, relu and a residual add as their epilogue, on
-    rows the tiles do not divide (the overlapping last tile writes some outputs
-    twice: the epilogue must still run once on each value), against the
+    rows the tiles do not divide (tiles of two sizes, summed in passes: the
+    epilogue must run once on each value, after the last pass), against the
     interpreter; one and two threads agree bit for bit."""
     import xrelay
     from xrelay import relay
