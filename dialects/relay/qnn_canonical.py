@@ -98,6 +98,15 @@ def requantize_plan(
         return GENERAL
     info = np.iinfo(np.dtype(acc_dtype))
     bound = max(abs(int(info.min)), int(info.max)) * float(r.max())
+    return bounded_plan(bound, zero_point)
+
+
+def bounded_plan(bound: float, zero_point: Array | None) -> RequantizePlan:
+    """The steps of a :meth:`QnnBuilder.saturate_round` of finite float32 values
+    whose magnitude is at most ``bound`` (computed exactly, in float64) before the
+    float32 roundings of the products and sums that make them (a relative
+    ``2**-20`` covers a few), with the constant ``zero_point`` (``None``: not a
+    constant)."""
     bound *= 1 + 2.0**-20  # float32(acc) and the product round up by less
     rounding = "magic" if bound < 2.0**22 else "shift" if bound < TWO_23 else "general"
     wide = True
@@ -216,6 +225,17 @@ class QnnBuilder:
                 info = np.iinfo(source)
                 return int(info.min), int(info.max)
         return None
+
+    def centered_bound(self, x: SSAValue, zero_point: SSAValue) -> int | None:
+        """The largest ``|x - zero_point|`` for an integer ``x`` (any value of its
+        dtype) and a constant ``zero_point``; ``None`` otherwise."""
+        dtype = np.dtype(self.dtype_of(x))
+        zp = self.constant_of(zero_point)
+        if dtype.kind not in "iu" or zp is None or zp.size == 0:
+            return None
+        info = np.iinfo(dtype)
+        z = np.asarray(zp).astype(np.int64)
+        return int(max(np.abs(info.min - z).max(), np.abs(info.max - z).max()))
 
     def ratio_of(self, numerator: SSAValue, denominator: SSAValue) -> Array | None:
         """``numerator / denominator`` in float32 when both are constants."""

@@ -207,6 +207,51 @@ def test_binary(kind: str):
     )
 
 
+@pytest.mark.parametrize(
+    ("kind", "dtype", "scales"),
+    [
+        ("add", "uint8", (0.5, 0.25, 1.0)),  # ratios 1/2, 1/4: ties everywhere
+        ("subtract", "int8", (0.75, 0.5, 1.0)),
+        ("add", "uint8", (100.0, 80.0, 0.5)),  # up to 91800: still below 2**22
+        ("mul", "uint8", (0.5, 0.25, 1.0)),  # products / 8
+        ("mul", "int8", (1.0, 1.0, 1e-4)),
+    ],
+)
+def test_binary_with_constant_parameters_is_bit_exact(
+    kind: str, dtype: str, scales: tuple[float, float, float]
+):
+    """With constant scales and zero points the rounding of ``qnn.add`` /
+    ``subtract`` / ``mul`` leaves out the NaN test and the clamp, rounds with the
+    two-op ties-to-even form and sums the zero point in int32 (the value is bounded
+    by the operands' dtypes); on every pair of 8-bit values (ties included) the
+    canonical form and the built code give the reference's bits."""
+    info = np.iinfo(np.dtype(dtype))
+    values = np.arange(int(info.min), int(info.max) + 1)
+    a = np.repeat(values, values.size).astype(dtype).reshape(256, 256)
+    b = np.tile(values, values.size).astype(dtype).reshape(256, 256)
+    sa, sb, so = scales
+    zp = (130, 121, 128) if dtype == "uint8" else (-3, 5, 1)
+    fn = getattr(relay.qnn.op, kind)
+    mod = check_canonical(
+        lambda p, q: fn(
+            p,
+            q,
+            c(sa, F32),
+            c(zp[0], I32),
+            c(sb, F32),
+            c(zp[1], I32),
+            c(so, F32),
+            c(zp[2], I32),
+        ),
+        a,
+        b,
+    )
+    text = str(canonicalized(mod).module)
+    assert "relay.not_equal" not in text
+    assert "i64" not in text
+    np.testing.assert_array_equal(xrelay.build(mod)(a, b), interpret(mod, a, b))
+
+
 def test_concatenate_and_avg_pool2d():
     rng = np.random.default_rng(5)
     a = rng.integers(-128, 128, size=(1, 2, 5, 5)).astype(np.int8)

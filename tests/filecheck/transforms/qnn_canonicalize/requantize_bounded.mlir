@@ -90,3 +90,53 @@ func.func @scale_of_a_parameter(%a: tensor<2x4xi32>, %x: tensor<f32>) -> tensor<
   %r = relay.qnn.requantize %a, %si, %z, %so, %z {axis = 0 : i64, out_dtype = ui8} : (tensor<2x4xi32>, tensor<2xf32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x4xui8>
   func.return %r : tensor<2x4xui8>
 }
+
+// -----
+
+// qnn.add of two u8 tensors with constant parameters: |v| <= 255 * (0.5 + 0.25) /
+// 1.0, so the sum is rounded like a bounded requantize (no NaN test, no clamp, the
+// two-op rounding, int32).
+// CHECK-LABEL: func.func @add_bounded
+// CHECK:         %[[V:.*]] = relay.add %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[M:.*]] = relay.constant dense<0x4B400000> : tensor<f32>
+// CHECK-NEXT:    %[[U:.*]] = relay.add %[[V]], %[[M]]
+// CHECK-NEXT:    %[[D:.*]] = relay.subtract %[[U]], %[[M]]
+// CHECK-NEXT:    %[[I:.*]] = relay.cast %[[D]] {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>
+// CHECK-NOT:     relay.not_equal
+// CHECK-NOT:     i64
+func.func @add_bounded(%a: tensor<4xui8>, %b: tensor<4xui8>) -> tensor<4xui8> {
+  %sa = relay.constant dense<0.5> : tensor<f32>
+  %sb = relay.constant dense<0.25> : tensor<f32>
+  %so = relay.constant dense<1.0> : tensor<f32>
+  %za = relay.constant dense<130> : tensor<i32>
+  %zb = relay.constant dense<3> : tensor<i32>
+  %r = relay.qnn.add %a, %b, %sa, %za, %sb, %zb, %so, %za : (tensor<4xui8>, tensor<4xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xui8>
+  func.return %r : tensor<4xui8>
+}
+
+// -----
+
+// Negative: int32 operands reach 2**31 times the ratio: the general rounding (NaN
+// test, sign shift, int64).
+// CHECK-LABEL: func.func @add_of_int32
+// CHECK:         relay.not_equal
+// CHECK:         relay.sign
+// CHECK:         relay.cast %{{.*}} {dtype = i64}
+func.func @add_of_int32(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i32>
+  %r = relay.qnn.add %a, %b, %s, %z, %s, %z, %s, %z : (tensor<4xi32>, tensor<4xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xi32>
+  func.return %r : tensor<4xi32>
+}
+
+// -----
+
+// Negative: a zero point known only at run time keeps every step.
+// CHECK-LABEL: func.func @mul_of_a_parameter
+// CHECK:         relay.not_equal
+// CHECK:         relay.clip {{.*}} : (tensor<4xf32>) -> tensor<4xf32>
+func.func @mul_of_a_parameter(%a: tensor<4xui8>, %b: tensor<4xui8>, %z: tensor<i32>) -> tensor<4xui8> {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %r = relay.qnn.mul %a, %b, %s, %z, %s, %z, %s, %z : (tensor<4xui8>, tensor<4xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xui8>
+  func.return %r : tensor<4xui8>
+}
