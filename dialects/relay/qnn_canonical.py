@@ -20,7 +20,10 @@ out the steps that cannot change a bit within that bound (:func:`requantize_plan
 the NaN test (a finite multiplier makes none), the clamp (below ``2**40``), the
 rounding's ``where`` (below ``2**23``; below ``2**22`` ties to even are ``(v +
 1.5 * 2**23) - 1.5 * 2**23``, both exact) and int64 (when the sum with the zero
-point fits int32).
+point fits int32). Within ``2**22`` the rounded integer is also read straight off
+the bits of ``v + 1.5 * 2**23`` (:data:`MAGIC_BITS` plus it: the sum lies in
+``[2**23, 2**24]``, where the float's low bits count whole units), so no
+float-to-int conversion (with its saturation tests) is emitted at all.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from xrelay.dialects.relay.elementwise import (
     LessOp,
     MultiplyOp,
     NotEqualOp,
+    ReinterpretOp,
     SignOp,
     SubtractOp,
     TruncOp,
@@ -62,6 +66,11 @@ TWO_23 = 2.0**23
 MAGIC = 1.5 * 2.0**23
 """``(v + MAGIC) - MAGIC`` is ``v`` rounded half to even, exactly, for ``|v| <
 2**22``: the sum lies in ``[2**23, 2**24)``, where float32 steps by one."""
+
+MAGIC_BITS = 0x4B400000
+"""The bits of float32 :data:`MAGIC`: for ``|v| <= 2**22`` the bits of ``v + MAGIC``
+read as int32 are ``MAGIC_BITS + round_half_even(v)`` (one exponent, ``2**23``,
+across ``[2**23, 2**24)``; ``2**24``'s bits are ``MAGIC_BITS + 2**22`` too)."""
 
 
 @dataclass(frozen=True)
@@ -388,6 +397,23 @@ class QnnBuilder:
         )
         return self.where(small, rounded, v)
 
+    def magic_round(self, v: SSAValue, zero_point: SSAValue, wide: str) -> SSAValue:
+        """``round_half_even(v) + zero_point`` in ``wide`` for float32 ``|v| <=
+        2**22``: the bits of ``v + MAGIC`` less :data:`MAGIC_BITS` (the two
+        constants one when the zero point is an int32 constant)."""
+        bits = self.emit(
+            ReinterpretOp,
+            [self.add(v, self.const(MAGIC, "float32"))],
+            {"dtype": "int32"},
+        )
+        zp = self.constant_of(zero_point)
+        if wide == "int32" and zp is not None and zp.dtype.kind in "iu":
+            offset = np.asarray(zp).astype(np.int64) - MAGIC_BITS
+            if offset.min(initial=0) >= -(2**31):
+                return self.add(bits, self.const_array(offset.astype(np.int32)))
+        r = self.cast(self.subtract(bits, self.const(MAGIC_BITS, "int32")), wide)
+        return self.add(r, self.cast(zero_point, wide))
+
     def saturate_round(
         self,
         v: SSAValue,
@@ -404,8 +430,11 @@ class QnnBuilder:
         if plan.clamp:
             v = self.clip(v, -plan.bound, plan.bound)
         wide = "int64" if plan.wide else "int32"
-        r = self.cast(self.round(v, rounding, plan), wide)
-        total = self.add(r, self.cast(zero_point, wide))
+        if rounding == "None" and plan.rounding == "magic":
+            total = self.magic_round(v, zero_point, wide)
+        else:
+            r = self.cast(self.round(v, rounding, plan), wide)
+            total = self.add(r, self.cast(zero_point, wide))
         info = np.iinfo(np.dtype(dtype))
         return self.cast(self.clip(total, float(info.min), float(info.max)), dtype)
 

@@ -1,20 +1,22 @@
 // RUN: xrelay-opt %s -p qnn-canonicalize --split-input-file | filecheck %s
 
 // requantize with constant scales and zero points: |float32(acc) * ratio| is at most
-// 2**31 * 2**-12 < 2**22, so no NaN test, no clamp, ties to even as (v + 1.5*2**23) -
-// 1.5*2**23, and the zero point added in int32.
+// 2**31 * 2**-12 < 2**22, so no NaN test, no clamp, and ties to even read off the
+// bits of v + 1.5*2**23 (0x4B400000 + round(v)) with the zero point in the same int32
+// constant (7 - 0x4B400000): no float-to-int conversion.
 // CHECK-LABEL: func.func @small
 // CHECK:         %[[R:.*]] = relay.constant dense<0.000244140625> : tensor<f32>
 // CHECK:         %[[F:.*]] = relay.cast %{{.*}} {dtype = f32} : (tensor<4xi32>) -> tensor<4xf32>
 // CHECK-NEXT:    %[[V:.*]] = relay.multiply %[[F]], %[[R]]
 // CHECK-NEXT:    %[[M:.*]] = relay.constant dense<0x4B400000> : tensor<f32>
 // CHECK-NEXT:    %[[U:.*]] = relay.add %[[V]], %[[M]]
-// CHECK-NEXT:    %[[D:.*]] = relay.subtract %[[U]], %[[M]]
-// CHECK-NEXT:    %[[I:.*]] = relay.cast %[[D]] {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>
-// CHECK-NEXT:    %[[T:.*]] = relay.add %[[I]], %zo : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
+// CHECK-NEXT:    %[[B:.*]] = relay.reinterpret %[[U]] {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>
+// CHECK-NEXT:    %[[Z:.*]] = relay.constant dense<-1262485497> : tensor<i32>
+// CHECK-NEXT:    %[[T:.*]] = relay.add %[[B]], %[[Z]] : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
 // CHECK-NEXT:    relay.clip %[[T]] {a_min = 0.000000e+00 : f64, a_max = 2.550000e+02 : f64} : (tensor<4xi32>) -> tensor<4xi32>
 // CHECK-NOT:     relay.not_equal
 // CHECK-NOT:     relay.where
+// CHECK-NOT:     {dtype = i32} : (tensor<4xf32>)
 func.func @small(%a: tensor<4xi32>) -> tensor<4xui8> {
   %si = relay.constant dense<0.0009765625> : tensor<f32>
   %so = relay.constant dense<4.0> : tensor<f32>
@@ -64,7 +66,7 @@ func.func @unknown(%a: tensor<4xi32>, %s: tensor<f32>) -> tensor<4xi8> {
 // CHECK:         relay.constant dense<6.10351562e-05> : tensor<2x1xf32>
 // CHECK-NOT:     relay.not_equal
 // CHECK-NOT:     relay.where
-// CHECK:         relay.cast %{{.*}} {dtype = i32} : (tensor<2x4xf32>) -> tensor<2x4xi32>
+// CHECK:         relay.reinterpret %{{.*}} {dtype = i32} : (tensor<2x4xf32>) -> tensor<2x4xi32>
 func.func @scale_expression(%a: tensor<2x4xi32>) -> tensor<2x4xui8> {
   %x = relay.constant dense<0.0009765625> : tensor<f32>
   %w = relay.constant dense<0.25> : tensor<2xf32>
@@ -100,8 +102,7 @@ func.func @scale_of_a_parameter(%a: tensor<2x4xi32>, %x: tensor<f32>) -> tensor<
 // CHECK:         %[[V:.*]] = relay.add %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NEXT:    %[[M:.*]] = relay.constant dense<0x4B400000> : tensor<f32>
 // CHECK-NEXT:    %[[U:.*]] = relay.add %[[V]], %[[M]]
-// CHECK-NEXT:    %[[D:.*]] = relay.subtract %[[U]], %[[M]]
-// CHECK-NEXT:    %[[I:.*]] = relay.cast %[[D]] {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>
+// CHECK-NEXT:    relay.reinterpret %[[U]] {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>
 // CHECK-NOT:     relay.not_equal
 // CHECK-NOT:     i64
 func.func @add_bounded(%a: tensor<4xui8>, %b: tensor<4xui8>) -> tensor<4xui8> {
