@@ -28,6 +28,7 @@ float-to-int conversion (with its saturation tests) is emitted at all.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -38,10 +39,11 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.dialects.relay import dtypes
-from xrelay.dialects.relay.base import Array, RelayOp
+from xrelay.dialects.relay.base import Array, RelayOp, get_float
 from xrelay.dialects.relay.elementwise import (
     AbsOp,
     AddOp,
+    BiasAddOp,
     CastOp,
     ClipOp,
     DivideOp,
@@ -56,6 +58,7 @@ from xrelay.dialects.relay.elementwise import (
     TruncOp,
     WhereOp,
 )
+from xrelay.dialects.relay.nn import Conv2DOp, DenseOp
 from xrelay.dialects.relay.qnn_numerics import FLOAT_BOUND
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.dialects.relay.transform import ReshapeOp
@@ -95,19 +98,25 @@ GENERAL = RequantizePlan()
 
 
 def requantize_plan(
-    acc_dtype: str, ratio: Array | None, zero_point: Array | None
+    acc_dtype: str,
+    ratio: Array | None,
+    zero_point: Array | None,
+    acc_bound: int | None = None,
 ) -> RequantizePlan:
-    """The steps a requantize of an ``acc_dtype`` accumulator by the constant
-    ``ratio`` (``None``: not a constant) to the constant ``zero_point`` needs
-    (ties-to-even rounding; see the module docstring)."""
+    """The steps a requantize of an ``acc_dtype`` accumulator (at most
+    ``acc_bound`` in magnitude when known, :meth:`QnnBuilder.int_bound`) by the
+    constant ``ratio`` (``None``: not a constant) to the constant ``zero_point``
+    needs (ties-to-even rounding; see the module docstring)."""
     if ratio is None or np.dtype(acc_dtype).kind not in "iu":
         return GENERAL
     r = np.abs(np.asarray(ratio, np.float32)).astype(np.float64)
     if r.size == 0 or not np.all(np.isfinite(r)):
         return GENERAL
     info = np.iinfo(np.dtype(acc_dtype))
-    bound = max(abs(int(info.min)), int(info.max)) * float(r.max())
-    return bounded_plan(bound, zero_point)
+    extent = max(abs(int(info.min)), int(info.max))
+    if acc_bound is not None:
+        extent = min(extent, acc_bound)
+    return bounded_plan(extent * float(r.max()), zero_point)
 
 
 def bounded_plan(bound: float, zero_point: Array | None) -> RequantizePlan:
@@ -153,6 +162,12 @@ CONSTANT_DEPTH = 4
 CONSTANT_ELEMENTS = 1 << 16
 """The most elements of a constant expression :meth:`QnnBuilder.constant_of`
 computes (scales and zero points, not weights)."""
+
+
+BOUND_FOLD_ELEMENTS = 1 << 12
+BOUND_FOLD_DEPTH = 12
+"""How many elements and ops deep :meth:`QnnBuilder.int_bound` computes a constant
+expression (a bias: ``qnn.requantize`` of an int32 constant, a dozen ops)."""
 
 
 class QnnBuilder:
@@ -245,6 +260,74 @@ class QnnBuilder:
         info = np.iinfo(dtype)
         z = np.asarray(zp).astype(np.int64)
         return int(max(np.abs(info.min - z).max(), np.abs(info.max - z).max()))
+
+    def int_bound(self, value: SSAValue, depth: int = 8) -> int | None:
+        """An upper bound of ``|value|`` for an integer tensor, from what computes
+        it (``depth`` ops deep): a constant's largest magnitude, a widening
+        ``cast``, ``add`` / ``subtract`` (the sum of the bounds), and a
+        convolution or dense of int16 / int32 operands (the data's bound times the
+        largest sum of ``|weight|`` over one output channel's reduction for a
+        constant weight); ``None`` when not known (the dtype's range then)."""
+        dtype = np.dtype(self.dtype_of(value))
+        if dtype.kind not in "iu":
+            return None
+        info = np.iinfo(dtype)
+        limit = max(abs(int(info.min)), int(info.max))
+        owner = value.owner
+        array = None
+        if isinstance(owner, ConstantOp):
+            array = owner.numpy()
+        elif int(np.prod(self.shape_of(value))) <= BOUND_FOLD_ELEMENTS:
+            # a small constant expression (a bias requantized to the sums' scale)
+            array = self.constant_of(value, BOUND_FOLD_DEPTH)
+        if array is not None:
+            return int(np.abs(array.astype(np.int64)).max(initial=0))
+        if depth == 0 or not isinstance(owner, Operation):
+            return None
+        bound: int | None = None
+        if isinstance(owner, CastOp | ReshapeOp):
+            source = owner.operands[0]
+            src = np.dtype(self.dtype_of(source))
+            if src.kind in "iu":
+                s_info = np.iinfo(src)
+                inner = self.int_bound(source, depth - 1)
+                fits = info.min <= s_info.min and s_info.max <= info.max
+                if inner is None:
+                    inner = max(abs(int(s_info.min)), int(s_info.max))
+                bound = inner if fits or inner <= int(info.max) else None
+        elif isinstance(owner, AddOp | SubtractOp | BiasAddOp):
+            a = self.int_bound(owner.operands[0], depth - 1)
+            b = self.int_bound(owner.operands[1], depth - 1)
+            bound = None if a is None or b is None else a + b
+        elif isinstance(owner, ClipOp):
+            lo, hi = get_float(owner.a_min), get_float(owner.a_max)
+            if math.isfinite(lo) and math.isfinite(hi):
+                bound = math.ceil(max(abs(lo), abs(hi)))
+        elif isinstance(owner, Conv2DOp | DenseOp):
+            bound = self._product_bound(owner, depth)
+        return bound if bound is not None and bound <= limit else None
+
+    def _product_bound(self, op: Operation, depth: int) -> int | None:
+        """:meth:`int_bound` of a ``nn.conv2d`` (``OIHW``-like kernel layout) or
+        ``nn.dense`` (weight ``[N, K]``) of integer operands."""
+        data, weight = op.operands[0], op.operands[1]
+        x = self.int_bound(data, depth - 1)
+        if x is None:
+            return None
+        w = self.constant_of(weight)
+        shape = self.shape_of(weight)
+        if isinstance(op, Conv2DOp):
+            out_axis = op.kernel_layout_str().index("O")
+        else:
+            out_axis = 0
+        if w is not None and w.ndim == len(shape) and w.dtype.kind in "iu":
+            per_out = np.moveaxis(np.abs(w.astype(np.int64)), out_axis, 0)
+            sums = per_out.reshape(per_out.shape[0], -1).sum(axis=1)
+            return x * int(sums.max(initial=0))
+        wb = self.int_bound(weight, depth - 1)
+        if wb is None or not shape:
+            return None
+        return x * wb * (int(np.prod(shape)) // max(1, shape[out_axis]))
 
     def ratio_of(self, numerator: SSAValue, denominator: SSAValue) -> Array | None:
         """``numerator / denominator`` in float32 when both are constants."""
@@ -454,6 +537,7 @@ class QnnBuilder:
                 self.dtype_of(acc),
                 self.constant_of(ratio),
                 self.constant_of(zero_point),
+                self.int_bound(acc),
             )
         v = self.multiply(self.cast(acc, "float32"), ratio)
         return self.saturate_round(v, zero_point, dtype, rounding, plan)

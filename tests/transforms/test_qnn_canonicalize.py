@@ -252,6 +252,46 @@ def test_binary_with_constant_parameters_is_bit_exact(
     np.testing.assert_array_equal(xrelay.build(mod)(a, b), interpret(mod, a, b))
 
 
+@pytest.mark.parametrize("peak", [0.9 * 2**22, 1.5 * 2**22, 2.5 * 2**22])
+def test_requantize_of_convolution_sums_is_bit_exact(peak: float):
+    """A requantize after a convolution with a constant weight is bounded by the
+    sums' reach (data range times the largest sum of ``|weight|`` of an output
+    channel), not by int32's: data that drives the sums to that reach, with a
+    ratio that puts the largest value just below ``2**22`` (the bounded rounding)
+    or beyond it (where that rounding would be wrong: the general one must be
+    kept), gives the reference's bits, int32 results so nothing saturates."""
+    rng = np.random.default_rng(7)
+    w = rng.integers(-128, 128, (2, 64, 1, 1)).astype(np.int8)
+    w[0] = 127
+    x = rng.integers(0, 256, (1, 64, 6, 6)).astype(np.uint8)
+    x[..., 0, 0] = 255  # channel 0 at its reach 64 * 127 * 255
+    reach = 64 * 127 * 255
+    ratio = np.float32(peak / reach)
+
+    def body(v: Any) -> Any:
+        acc = relay.qnn.op.conv2d(
+            v,
+            c(w, "int8"),
+            c(0, I32),
+            c(0, I32),
+            c(1.0, F32),
+            c(1.0, F32),
+            kernel_size=(1, 1),
+            channels=2,
+        )
+        return relay.qnn.op.requantize(
+            acc, c(ratio, F32), c(0, I32), c(1.0, F32), c(3, I32), out_dtype="int32"
+        )
+
+    mod = check_canonical(body, x)
+    text = str(canonicalized(mod).module)
+    assert ("relay.reinterpret" in text) == (peak < 2**22)
+    got = np.asarray(xrelay.build(mod)(x))
+    want = interpret(mod, x)
+    np.testing.assert_array_equal(got, want)
+    assert np.abs(want).max() > 0.8 * peak
+
+
 def test_concatenate_and_avg_pool2d():
     rng = np.random.default_rng(5)
     a = rng.integers(-128, 128, size=(1, 2, 5, 5)).astype(np.int8)

@@ -141,3 +141,43 @@ func.func @mul_of_a_parameter(%a: tensor<4xui8>, %b: tensor<4xui8>, %z: tensor<i
   %r = relay.qnn.mul %a, %b, %s, %z, %s, %z, %s, %z : (tensor<4xui8>, tensor<4xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xui8>
   func.return %r : tensor<4xui8>
 }
+
+// -----
+
+// A requantize of a convolution with a constant weight: the sums are at most
+// 255 * 150 (the data's range times the largest sum of |weight| of an output
+// channel), so with ratio 2 (scales 1 and 0.5) the value stays below 2**22 although
+// 2**31 * 2 does not: the bounded form (bits of v + 1.5*2**23, no sign shift, no
+// int64).
+// CHECK-LABEL: func.func @conv_sums_bounded
+// CHECK:         relay.nn.conv2d
+// CHECK:         relay.reinterpret %{{.*}} {dtype = i32}
+// CHECK-NOT:     relay.sign
+// CHECK-NOT:     i64
+func.func @conv_sums_bounded(%x: tensor<1x2x4x4xui8>) -> tensor<1x2x4x4xui8> {
+  %w = relay.constant dense<[[[[100]], [[-50]]], [[[3]], [[127]]]]> : tensor<2x2x1x1xi8>
+  %zx = relay.constant dense<0> : tensor<i32>
+  %zw = relay.constant dense<0> : tensor<i32>
+  %s = relay.constant dense<1.0> : tensor<f32>
+  %h = relay.constant dense<0.5> : tensor<f32>
+  %c = relay.qnn.conv2d %x, %w, %zx, %zw, %s, %s {channels = 2 : i64, kernel_size = array<i64: 1, 1>} : (tensor<1x2x4x4xui8>, tensor<2x2x1x1xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<1x2x4x4xi32>
+  %r = relay.qnn.requantize %c, %s, %zx, %h, %zx {out_dtype = ui8} : (tensor<1x2x4x4xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<1x2x4x4xui8>
+  func.return %r : tensor<1x2x4x4xui8>
+}
+
+// -----
+
+// Negative: the same convolution of int32 data (no bound below int32's range): the
+// general rounding.
+// CHECK-LABEL: func.func @conv_of_int32_data
+// CHECK:         relay.sign
+// CHECK:         relay.cast %{{.*}} {dtype = i64}
+func.func @conv_of_int32_data(%x: tensor<1x2x4x4xi32>) -> tensor<1x2x4x4xui8> {
+  %w = relay.constant dense<[[[[100]], [[-50]]], [[[3]], [[127]]]]> : tensor<2x2x1x1xi32>
+  %zx = relay.constant dense<0> : tensor<i32>
+  %s = relay.constant dense<1.0> : tensor<f32>
+  %h = relay.constant dense<0.5> : tensor<f32>
+  %c = relay.nn.conv2d %x, %w {channels = 2 : i64, kernel_size = array<i64: 1, 1>, out_dtype = i32} : (tensor<1x2x4x4xi32>, tensor<2x2x1x1xi32>) -> tensor<1x2x4x4xi32>
+  %r = relay.qnn.requantize %c, %s, %zx, %h, %zx {out_dtype = ui8} : (tensor<1x2x4x4xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<1x2x4x4xui8>
+  func.return %r : tensor<1x2x4x4xui8>
+}
