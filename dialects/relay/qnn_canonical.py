@@ -263,11 +263,14 @@ class QnnBuilder:
 
     def int_bound(self, value: SSAValue, depth: int = 8) -> int | None:
         """An upper bound of ``|value|`` for an integer tensor, from what computes
-        it (``depth`` ops deep): a constant's largest magnitude, a widening
-        ``cast``, ``add`` / ``subtract`` (the sum of the bounds), and a
-        convolution or dense of int16 / int32 operands (the data's bound times the
-        largest sum of ``|weight|`` over one output channel's reduction for a
-        constant weight); ``None`` when not known (the dtype's range then)."""
+        it (``depth`` ops deep): a constant's largest magnitude (a small constant
+        expression computed), a ``cast`` or ``reshape`` that keeps the values,
+        ``add`` / ``subtract`` / ``bias_add`` (the sum of the bounds; no unsigned
+        difference), ``clip`` (its limits), and ``nn.conv2d`` / ``nn.dense`` (the
+        data's bound times the largest sum of ``|weight|`` over one output
+        channel's reduction for a constant weight, the weight's bound times the
+        reduction length otherwise); ``None`` when not known or beyond the dtype's
+        range (the value may have wrapped)."""
         dtype = np.dtype(self.dtype_of(value))
         if dtype.kind not in "iu":
             return None
@@ -294,7 +297,12 @@ class QnnBuilder:
                 fits = info.min <= s_info.min and s_info.max <= info.max
                 if inner is None:
                     inner = max(abs(int(s_info.min)), int(s_info.max))
-                bound = inner if fits or inner <= int(info.max) else None
+                # a narrowing cast keeps values its type holds: a signed type
+                # holds every value within the bound, an unsigned one no negative
+                signed = int(info.min) < 0
+                bound = inner if fits or (signed and inner <= int(info.max)) else None
+        elif isinstance(owner, SubtractOp) and dtype.kind == "u":
+            bound = None  # a negative difference wraps to a large value
         elif isinstance(owner, AddOp | SubtractOp | BiasAddOp):
             a = self.int_bound(owner.operands[0], depth - 1)
             b = self.int_bound(owner.operands[1], depth - 1)

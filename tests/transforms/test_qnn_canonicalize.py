@@ -430,3 +430,36 @@ def test_build_rounding_and_saturation(rounding: str):
     got = xrelay.build(mod)(xs)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(np.asarray(g), w)
+
+
+def test_int_bound_follows_only_value_keeping_ops():
+    """``QnnBuilder.int_bound`` (what bounds a requantize) gives a bound through
+    widening casts and sums, and none where the value may wrap: an unsigned
+    difference, a cast to an unsigned type of a signed value, a sum beyond the
+    dtype."""
+    from xdsl.ir import Block
+
+    from xrelay.dialects.relay.elementwise import AddOp, CastOp, SubtractOp
+    from xrelay.dialects.relay.qnn_canonical import QnnBuilder
+    from xrelay.dialects.relay.testing import type_of
+
+    block = Block(
+        arg_types=[type_of(np.zeros(4, np.uint8)), type_of(np.zeros(4, np.int16))]
+    )
+    u8, i16 = block.args
+
+    def op(cls: Any, operands: list[Any], attrs: dict[str, Any] | None = None) -> Any:
+        made = cls.make(operands, attrs or {})
+        block.add_op(made)
+        return made.results[0]
+
+    wide = op(CastOp, [u8], {"dtype": "int32"})
+    assert wide.owner is not None
+    b = QnnBuilder(wide.owner)
+    assert b.int_bound(wide) == 255
+    assert b.int_bound(op(AddOp, [wide, wide])) == 510
+    narrow = op(CastOp, [op(AddOp, [wide, wide])], {"dtype": "int16"})
+    assert b.int_bound(narrow) == 510
+    assert b.int_bound(op(SubtractOp, [u8, u8])) is None
+    assert b.int_bound(op(AddOp, [u8, u8])) is None  # 510 wraps in uint8
+    assert b.int_bound(op(CastOp, [i16], {"dtype": "uint16"})) is None
