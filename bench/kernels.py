@@ -33,7 +33,9 @@ products with u8 activations and s8 weights, requantized to u8 and clipped, buil
 through Legalize's int16 form) are in GOP/s (a multiply-add is two) against the
 machine's measured integer peak: a loop of the host's pair multiply-add
 (``pmaddwd``, which LLVM makes ``vpdpwssd`` on VNNI hosts) and add on twelve
-independent vector sums, compiled for the host and run on ``--threads`` threads;
+independent vector sums, compiled for the host and run on ``--threads`` threads
+(printed next to it: onnxruntime's AVX2 step ``pmaddubsw`` + ``pmaddwd`` by ones,
+which saturates and which xrelay does not use, for reference);
 ``x f32`` is the same case's float32 twin (xrelay, measured in the same run) over
 the int8 time (above 1: int8 is faster).
 
@@ -520,6 +522,7 @@ def _qbatch_matmul(b: int, m: int, k: int, n: int) -> Callable[[Any], Any]:
 
 _PEAK_IR = """
 declare <{n} x i32> @{name}(<{m} x i16>, <{m} x i16>)
+declare <{m} x i16> @{ubs}(<{b} x i8>, <{b} x i8>)
 define void @peak(i64 %count, ptr %out) {{
 entry:
   br label %loop
@@ -537,12 +540,23 @@ exit:
 }}
 """
 
+PMADDUBS_INTRINSICS = {
+    4: "llvm.x86.ssse3.pmadd.ub.sw.128",
+    8: "llvm.x86.avx2.pmadd.ub.sw",
+    16: "llvm.x86.avx512.pmaddubs.w.512",
+}
+"""``pmaddubsw`` (u8 x s8 pairs summed, saturated to int16) per count of int32 lanes."""
 
-def _int_peak(threads: int, runs: int) -> tuple[float, str]:
+
+def _int_peak(threads: int, runs: int, u8s8: bool = False) -> tuple[float, str]:
     """The host's integer multiply-add peak in GOP/s (a multiply-add is two) and
     the instruction measured: a loop of ``pmaddwd`` and ``add`` on twelve
     independent vector sums (LLVM makes the pair ``vpdpwssd`` on VNNI hosts),
-    compiled for the host, on ``threads`` threads at once; best of ``runs``."""
+    compiled for the host, on ``threads`` threads at once; best of ``runs``.
+    ``u8s8``: ``pmaddubsw`` (u8 x s8, four products per int32 lane) then
+    ``pmaddwd`` by ones and ``add``, onnxruntime's AVX2 step (its int16 pair sums
+    saturate, so xrelay's exact kernels do not use it): the reference for what
+    8-bit operands could reach on a host without VNNI."""
     import ctypes
     from concurrent.futures import ThreadPoolExecutor
 
@@ -555,23 +569,35 @@ def _int_peak(threads: int, runs: int) -> tuple[float, str]:
         return 0.0, "none"
     chains = 12
     name = PMADD_INTRINSICS[lanes]
+    ubs = PMADDUBS_INTRINSICS[lanes]
     phis = "\n".join(
         f"  %a{j} = phi <{lanes} x i32> [splat (i32 {j + 1}), %entry], [%b{j}, %loop]"
         for j in range(chains)
     )
-    body = "\n".join(
-        f"  %w{j} = bitcast <{lanes} x i32> %a{j} to <{2 * lanes} x i16>\n"
-        f"  %p{j} = call <{lanes} x i32> @{name}(<{2 * lanes} x i16> %w{j}, "
-        f"<{2 * lanes} x i16> splat (i16 3))\n"
-        f"  %b{j} = add <{lanes} x i32> %a{j}, %p{j}"
-        for j in range(chains)
-    )
+    if u8s8:
+        body = "\n".join(
+            f"  %u{j} = bitcast <{lanes} x i32> %a{j} to <{4 * lanes} x i8>\n"
+            f"  %w{j} = call <{2 * lanes} x i16> @{ubs}(<{4 * lanes} x i8> %u{j}, "
+            f"<{4 * lanes} x i8> splat (i8 3))\n"
+            f"  %p{j} = call <{lanes} x i32> @{name}(<{2 * lanes} x i16> %w{j}, "
+            f"<{2 * lanes} x i16> splat (i16 1))\n"
+            f"  %b{j} = add <{lanes} x i32> %a{j}, %p{j}"
+            for j in range(chains)
+        )
+    else:
+        body = "\n".join(
+            f"  %w{j} = bitcast <{lanes} x i32> %a{j} to <{2 * lanes} x i16>\n"
+            f"  %p{j} = call <{lanes} x i32> @{name}(<{2 * lanes} x i16> %w{j}, "
+            f"<{2 * lanes} x i16> splat (i16 3))\n"
+            f"  %b{j} = add <{lanes} x i32> %a{j}, %p{j}"
+            for j in range(chains)
+        )
     sums = [f"  %s0 = add <{lanes} x i32> %b0, %b1"]
     sums += [
         f"  %s{j - 1} = add <{lanes} x i32> %s{j - 2}, %b{j}" for j in range(2, chains)
     ]
     ir = _PEAK_IR.format(
-        n=lanes, m=2 * lanes, name=name, phis=phis, body=body,
+        n=lanes, m=2 * lanes, b=4 * lanes, name=name, ubs=ubs, phis=phis, body=body,
         sum="\n".join(sums), last=chains - 2,
     )  # fmt: skip
     llvm.initialize_native_target()
@@ -595,7 +621,10 @@ def _int_peak(threads: int, runs: int) -> tuple[float, str]:
             list(pool.map(lambda o: fn(count, o.ctypes.data), outs))
 
         best = min(_times_s(run, max(10, runs)))
-    ops = 2.0 * 2 * lanes * chains * count * threads
+    per_lane = 4 if u8s8 else 2
+    ops = 2.0 * per_lane * lanes * chains * count * threads
+    if u8s8:
+        return ops / best / 1e9, f"vpmaddubsw + vpmaddwd x{lanes} lanes"
     vnni = llvm.get_host_cpu_features()
     kind = "vpdpwssd" if vnni.get("avxvnni") or vnni.get("avx512vnni") else "vpmaddwd"
     return ops / best / 1e9, f"{kind} x{lanes} lanes"
@@ -900,6 +929,11 @@ def main() -> None:
             if int_peak is None:
                 int_peak = _int_peak(args.threads, args.runs)
                 print(f"integer peak: {int_peak[0]:.1f} GOP/s ({int_peak[1]})")
+                ubs = _int_peak(args.threads, args.runs, u8s8=True)
+                print(
+                    f"  u8 x s8 reference: {ubs[0]:.1f} GOP/s ({ubs[1]}: saturates "
+                    "int16 pair sums, not used)"
+                )
             assert case.twin is not None
             twin_t = statistics.median(timed(case.twin)[0])
             gops = case.flops / t / 1e9

@@ -748,9 +748,10 @@ class KernelBuilder:
     # -- vectors -------------------------------------------------------------------------
 
     def vector_type(self, dt: DType, lanes: int) -> VectorType[Any]:
-        """``vector<lanes x dt>``: for ``f32`` / ``f64`` buffers (the types whose
-        register and memory types agree, see :meth:`vload`)."""
-        assert dt.kind == "f", dt
+        """``vector<lanes x dt>``: for ``f32`` / ``f64`` and integer buffers (the
+        types whose register and memory types agree, see :meth:`vload`; not
+        ``bool``, a byte in memory and ``i1`` in registers)."""
+        assert dt.kind in "fiu", dt
         assert not is_half(dt), dt
         return VectorType(register_type(dt), [lanes])
 

@@ -27,6 +27,7 @@ with ``fold_qnn=True``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, ClassVar, cast
 
@@ -80,7 +81,10 @@ from xrelay.dialects.relay.nn import (
 )
 from xrelay.dialects.relay.pooling import AvgPool2DOp
 from xrelay.dialects.relay.qnn_canonical import (
+    GENERAL,
     QnnBuilder,
+    RequantizePlan,
+    bounded_plan,
     properties_of,
     quantize_plan,
 )
@@ -764,10 +768,46 @@ class QnnBinaryOp(QnnOp):
         """The canonical form of :meth:`combine`."""
         raise NotImplementedError
 
+    def combined_bound(self, sides: Sequence[tuple[int, float]], out: float) -> float:
+        """An upper bound of :meth:`combine`'s magnitude given each side's largest
+        ``|x - z|`` and largest ``|scale|``, and ``|output_scale|`` (with the
+        float32 roundings of its products, sums and divisions)."""
+        raise NotImplementedError
+
+    def plan(self, b: QnnBuilder) -> RequantizePlan:
+        """The steps of the final rounding that can change a bit: with constant
+        scales and zero points, :meth:`combined_bound` over the operands' dtypes
+        bounds the value (8-bit sides: a few hundred), so the NaN test and the
+        clamp go, the rounding is the two-op one and the sum with the zero point is
+        int32 (:func:`~xrelay.dialects.relay.qnn_canonical.bounded_plan`);
+        :data:`~xrelay.dialects.relay.qnn_canonical.GENERAL` otherwise."""
+        out_scale = b.constant_of(self.output_scale)
+        out_zp = b.constant_of(self.output_zero_point)
+        if out_scale is None or out_zp is None or out_scale.size != 1:
+            return GENERAL
+        out = abs(float(np.asarray(out_scale, np.float32).reshape(-1)[0]))
+        sides: list[tuple[int, float]] = []
+        for x, scale, zp in (
+            (self.lhs, self.lhs_scale, self.lhs_zero_point),
+            (self.rhs, self.rhs_scale, self.rhs_zero_point),
+        ):
+            extent = b.centered_bound(x, zp)
+            s = b.constant_of(scale)
+            if extent is None or s is None or s.size == 0:
+                return GENERAL
+            sides.append((extent, float(np.abs(np.asarray(s, np.float64)).max())))
+        if not (out > 0 and all(math.isfinite(s) for _, s in sides)):
+            return GENERAL
+        bound = self.combined_bound(sides, out)
+        if not bound < 2.0**31:  # (an infinity or a NaN could then arise)
+            return GENERAL
+        return bounded_plan(bound, out_zp)
+
     def canonicalize(self, b: QnnBuilder) -> SSAValue:
         v = self.combine_canonical(b, b.scalar(self.output_scale))
         dtype = b.dtype_of(self.lhs)
-        return b.saturate_round(v, b.scalar(self.output_zero_point), dtype)
+        zp = b.scalar(self.output_zero_point)
+        return b.saturate_round(v, zp, dtype, plan=self.plan(b))
 
 
 class QnnAddLikeOp(QnnBinaryOp):
@@ -790,6 +830,10 @@ class QnnAddLikeOp(QnnBinaryOp):
         va = b.multiply(b.cast(a, "float32"), b.divide(sa, out_scale))
         vc = b.multiply(b.cast(c, "float32"), b.divide(sc, out_scale))
         return b.add(va, vc) if self.SIGN > 0 else b.subtract(va, vc)
+
+    def combined_bound(self, sides: Sequence[tuple[int, float]], out: float) -> float:
+        # two float32 products by rounded ratios and their sum
+        return sum(e * s / out for e, s in sides) * (1 + 2.0**-20)
 
 
 @irdl_op_definition
@@ -828,6 +872,13 @@ class QnnMulOp(QnnBinaryOp):
         (a, sa), (c, sc) = self.side(b, 0), self.side(b, 1)
         ratio = b.divide(b.multiply(sa, sc), out_scale)
         return b.multiply(b.cast(b.multiply(a, c), "float32"), ratio)
+
+    def combined_bound(self, sides: Sequence[tuple[int, float]], out: float) -> float:
+        (ea, sa), (eb, sb) = sides
+        if ea * eb >= 2**31:  # the int32 product may wrap
+            return math.inf
+        # float32(product) times the float32 multiplier float32(s_l * s_r) / s_o
+        return float(ea * eb) * sa * sb / out * (1 + 2.0**-20)
 
 
 # ---------------------------------------------------------------------------------------

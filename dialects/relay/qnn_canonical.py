@@ -20,11 +20,15 @@ out the steps that cannot change a bit within that bound (:func:`requantize_plan
 the NaN test (a finite multiplier makes none), the clamp (below ``2**40``), the
 rounding's ``where`` (below ``2**23``; below ``2**22`` ties to even are ``(v +
 1.5 * 2**23) - 1.5 * 2**23``, both exact) and int64 (when the sum with the zero
-point fits int32).
+point fits int32). Within ``2**22`` the rounded integer is also read straight off
+the bits of ``v + 1.5 * 2**23`` (:data:`MAGIC_BITS` plus it: the sum lies in
+``[2**23, 2**24]``, where the float's low bits count whole units), so no
+float-to-int conversion (with its saturation tests) is emitted at all.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -35,10 +39,11 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.dialects.relay import dtypes
-from xrelay.dialects.relay.base import Array, RelayOp
+from xrelay.dialects.relay.base import Array, RelayOp, get_float
 from xrelay.dialects.relay.elementwise import (
     AbsOp,
     AddOp,
+    BiasAddOp,
     CastOp,
     ClipOp,
     DivideOp,
@@ -47,11 +52,13 @@ from xrelay.dialects.relay.elementwise import (
     LessOp,
     MultiplyOp,
     NotEqualOp,
+    ReinterpretOp,
     SignOp,
     SubtractOp,
     TruncOp,
     WhereOp,
 )
+from xrelay.dialects.relay.nn import Conv2DOp, DenseOp
 from xrelay.dialects.relay.qnn_numerics import FLOAT_BOUND
 from xrelay.dialects.relay.structural import ConstantOp
 from xrelay.dialects.relay.transform import ReshapeOp
@@ -62,6 +69,11 @@ TWO_23 = 2.0**23
 MAGIC = 1.5 * 2.0**23
 """``(v + MAGIC) - MAGIC`` is ``v`` rounded half to even, exactly, for ``|v| <
 2**22``: the sum lies in ``[2**23, 2**24)``, where float32 steps by one."""
+
+MAGIC_BITS = 0x4B400000
+"""The bits of float32 :data:`MAGIC`: for ``|v| <= 2**22`` the bits of ``v + MAGIC``
+read as int32 are ``MAGIC_BITS + round_half_even(v)`` (one exponent, ``2**23``,
+across ``[2**23, 2**24)``; ``2**24``'s bits are ``MAGIC_BITS + 2**22`` too)."""
 
 
 @dataclass(frozen=True)
@@ -86,18 +98,33 @@ GENERAL = RequantizePlan()
 
 
 def requantize_plan(
-    acc_dtype: str, ratio: Array | None, zero_point: Array | None
+    acc_dtype: str,
+    ratio: Array | None,
+    zero_point: Array | None,
+    acc_bound: int | None = None,
 ) -> RequantizePlan:
-    """The steps a requantize of an ``acc_dtype`` accumulator by the constant
-    ``ratio`` (``None``: not a constant) to the constant ``zero_point`` needs
-    (ties-to-even rounding; see the module docstring)."""
+    """The steps a requantize of an ``acc_dtype`` accumulator (at most
+    ``acc_bound`` in magnitude when known, :meth:`QnnBuilder.int_bound`) by the
+    constant ``ratio`` (``None``: not a constant) to the constant ``zero_point``
+    needs (ties-to-even rounding; see the module docstring)."""
     if ratio is None or np.dtype(acc_dtype).kind not in "iu":
         return GENERAL
     r = np.abs(np.asarray(ratio, np.float32)).astype(np.float64)
     if r.size == 0 or not np.all(np.isfinite(r)):
         return GENERAL
     info = np.iinfo(np.dtype(acc_dtype))
-    bound = max(abs(int(info.min)), int(info.max)) * float(r.max())
+    extent = max(abs(int(info.min)), int(info.max))
+    if acc_bound is not None:
+        extent = min(extent, acc_bound)
+    return bounded_plan(extent * float(r.max()), zero_point)
+
+
+def bounded_plan(bound: float, zero_point: Array | None) -> RequantizePlan:
+    """The steps of a :meth:`QnnBuilder.saturate_round` of finite float32 values
+    whose magnitude is at most ``bound`` (computed exactly, in float64) before the
+    float32 roundings of the products and sums that make them (a relative
+    ``2**-20`` covers a few), with the constant ``zero_point`` (``None``: not a
+    constant)."""
     bound *= 1 + 2.0**-20  # float32(acc) and the product round up by less
     rounding = "magic" if bound < 2.0**22 else "shift" if bound < TWO_23 else "general"
     wide = True
@@ -135,6 +162,12 @@ CONSTANT_DEPTH = 4
 CONSTANT_ELEMENTS = 1 << 16
 """The most elements of a constant expression :meth:`QnnBuilder.constant_of`
 computes (scales and zero points, not weights)."""
+
+
+BOUND_FOLD_ELEMENTS = 1 << 12
+BOUND_FOLD_DEPTH = 12
+"""How many elements and ops deep :meth:`QnnBuilder.int_bound` computes a constant
+expression (a bias: ``qnn.requantize`` of an int32 constant, a dozen ops)."""
 
 
 class QnnBuilder:
@@ -216,6 +249,93 @@ class QnnBuilder:
                 info = np.iinfo(source)
                 return int(info.min), int(info.max)
         return None
+
+    def centered_bound(self, x: SSAValue, zero_point: SSAValue) -> int | None:
+        """The largest ``|x - zero_point|`` for an integer ``x`` (any value of its
+        dtype) and a constant ``zero_point``; ``None`` otherwise."""
+        dtype = np.dtype(self.dtype_of(x))
+        zp = self.constant_of(zero_point)
+        if dtype.kind not in "iu" or zp is None or zp.size == 0:
+            return None
+        info = np.iinfo(dtype)
+        z = np.asarray(zp).astype(np.int64)
+        return int(max(np.abs(info.min - z).max(), np.abs(info.max - z).max()))
+
+    def int_bound(self, value: SSAValue, depth: int = 8) -> int | None:
+        """An upper bound of ``|value|`` for an integer tensor, from what computes
+        it (``depth`` ops deep): a constant's largest magnitude (a small constant
+        expression computed), a ``cast`` or ``reshape`` that keeps the values,
+        ``add`` / ``subtract`` / ``bias_add`` (the sum of the bounds; no unsigned
+        difference), ``clip`` (its limits), and ``nn.conv2d`` / ``nn.dense`` (the
+        data's bound times the largest sum of ``|weight|`` over one output
+        channel's reduction for a constant weight, the weight's bound times the
+        reduction length otherwise); ``None`` when not known or beyond the dtype's
+        range (the value may have wrapped)."""
+        dtype = np.dtype(self.dtype_of(value))
+        if dtype.kind not in "iu":
+            return None
+        info = np.iinfo(dtype)
+        limit = max(abs(int(info.min)), int(info.max))
+        owner = value.owner
+        array = None
+        if isinstance(owner, ConstantOp):
+            array = owner.numpy()
+        elif int(np.prod(self.shape_of(value))) <= BOUND_FOLD_ELEMENTS:
+            # a small constant expression (a bias requantized to the sums' scale)
+            array = self.constant_of(value, BOUND_FOLD_DEPTH)
+        if array is not None:
+            return int(np.abs(array.astype(np.int64)).max(initial=0))
+        if depth == 0 or not isinstance(owner, Operation):
+            return None
+        bound: int | None = None
+        if isinstance(owner, CastOp | ReshapeOp):
+            source = owner.operands[0]
+            src = np.dtype(self.dtype_of(source))
+            if src.kind in "iu":
+                s_info = np.iinfo(src)
+                inner = self.int_bound(source, depth - 1)
+                fits = info.min <= s_info.min and s_info.max <= info.max
+                if inner is None:
+                    inner = max(abs(int(s_info.min)), int(s_info.max))
+                # a narrowing cast keeps values its type holds: a signed type
+                # holds every value within the bound, an unsigned one no negative
+                signed = int(info.min) < 0
+                bound = inner if fits or (signed and inner <= int(info.max)) else None
+        elif isinstance(owner, SubtractOp) and dtype.kind == "u":
+            bound = None  # a negative difference wraps to a large value
+        elif isinstance(owner, AddOp | SubtractOp | BiasAddOp):
+            a = self.int_bound(owner.operands[0], depth - 1)
+            b = self.int_bound(owner.operands[1], depth - 1)
+            bound = None if a is None or b is None else a + b
+        elif isinstance(owner, ClipOp):
+            lo, hi = get_float(owner.a_min), get_float(owner.a_max)
+            if math.isfinite(lo) and math.isfinite(hi):
+                bound = math.ceil(max(abs(lo), abs(hi)))
+        elif isinstance(owner, Conv2DOp | DenseOp):
+            bound = self._product_bound(owner, depth)
+        return bound if bound is not None and bound <= limit else None
+
+    def _product_bound(self, op: Operation, depth: int) -> int | None:
+        """:meth:`int_bound` of a ``nn.conv2d`` (``OIHW``-like kernel layout) or
+        ``nn.dense`` (weight ``[N, K]``) of integer operands."""
+        data, weight = op.operands[0], op.operands[1]
+        x = self.int_bound(data, depth - 1)
+        if x is None:
+            return None
+        w = self.constant_of(weight)
+        shape = self.shape_of(weight)
+        if isinstance(op, Conv2DOp):
+            out_axis = op.kernel_layout_str().index("O")
+        else:
+            out_axis = 0
+        if w is not None and w.ndim == len(shape) and w.dtype.kind in "iu":
+            per_out = np.moveaxis(np.abs(w.astype(np.int64)), out_axis, 0)
+            sums = per_out.reshape(per_out.shape[0], -1).sum(axis=1)
+            return x * int(sums.max(initial=0))
+        wb = self.int_bound(weight, depth - 1)
+        if wb is None or not shape:
+            return None
+        return x * wb * (int(np.prod(shape)) // max(1, shape[out_axis]))
 
     def ratio_of(self, numerator: SSAValue, denominator: SSAValue) -> Array | None:
         """``numerator / denominator`` in float32 when both are constants."""
@@ -368,6 +488,23 @@ class QnnBuilder:
         )
         return self.where(small, rounded, v)
 
+    def magic_round(self, v: SSAValue, zero_point: SSAValue, wide: str) -> SSAValue:
+        """``round_half_even(v) + zero_point`` in ``wide`` for float32 ``|v| <=
+        2**22``: the bits of ``v + MAGIC`` less :data:`MAGIC_BITS` (the two
+        constants one when the zero point is an int32 constant)."""
+        bits = self.emit(
+            ReinterpretOp,
+            [self.add(v, self.const(MAGIC, "float32"))],
+            {"dtype": "int32"},
+        )
+        zp = self.constant_of(zero_point)
+        if wide == "int32" and zp is not None and zp.dtype.kind in "iu":
+            offset = np.asarray(zp).astype(np.int64) - MAGIC_BITS
+            if offset.min(initial=0) >= -(2**31):
+                return self.add(bits, self.const_array(offset.astype(np.int32)))
+        r = self.cast(self.subtract(bits, self.const(MAGIC_BITS, "int32")), wide)
+        return self.add(r, self.cast(zero_point, wide))
+
     def saturate_round(
         self,
         v: SSAValue,
@@ -384,8 +521,11 @@ class QnnBuilder:
         if plan.clamp:
             v = self.clip(v, -plan.bound, plan.bound)
         wide = "int64" if plan.wide else "int32"
-        r = self.cast(self.round(v, rounding, plan), wide)
-        total = self.add(r, self.cast(zero_point, wide))
+        if rounding == "None" and plan.rounding == "magic":
+            total = self.magic_round(v, zero_point, wide)
+        else:
+            r = self.cast(self.round(v, rounding, plan), wide)
+            total = self.add(r, self.cast(zero_point, wide))
         info = np.iinfo(np.dtype(dtype))
         return self.cast(self.clip(total, float(info.min), float(info.max)), dtype)
 
@@ -405,6 +545,7 @@ class QnnBuilder:
                 self.dtype_of(acc),
                 self.constant_of(ratio),
                 self.constant_of(zero_point),
+                self.int_bound(acc),
             )
         v = self.multiply(self.cast(acc, "float32"), ratio)
         return self.saturate_round(v, zero_point, dtype, rounding, plan)

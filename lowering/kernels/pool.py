@@ -292,15 +292,16 @@ def _blocked_source(
 ) -> tuple[Buffer, Layout] | None:
     """The stored buffer and layout of a pool's data when its vector kernel applies:
     a blocked layout with the channel block last, and ``f32`` / ``f64`` data of the
-    output's dtype; ``None`` otherwise."""
+    output's dtype (max pooling: integer data too, whose max is exact in any
+    order); ``None`` otherwise."""
     data, dt = cx.operand(0), out.dtype
     buf = data.buffer
+    integer_max = isinstance(cx.op, pooling.MaxPool2DOp) and dt.kind in "iu"
     if (
         blocked is None
         or buf is None
         or data.dtype != dt
-        or dt.kind != "f"
-        or dt.itemsize < 4
+        or not (integer_max or (dt.kind == "f" and dt.itemsize >= 4))
         or blocked.index_of("c") != len(out.shape) - 1
     ):
         return None
@@ -308,11 +309,13 @@ def _blocked_source(
 
 
 def _window_pool_blocked(cx: OpContext, out: Buffer) -> bool:
-    """Max or average pooling of a stored ``f32`` / ``f64`` buffer with blocked
-    channels, the channel block last (``NCHW16c``): per output pixel, the window's
-    taps are computed once and each tap is one vector (the block's channels),
-    folded with a NaN-propagating vector max, or added in ``f64`` lanes (each
-    channel in the scalar fold's order) and divided by the pixel's tap count.
+    """Max or average pooling of a stored ``f32`` / ``f64`` buffer (max: integer
+    too, the 8-bit activations of a quantized model) with blocked channels, the
+    channel block last (``NCHW16c``): per output pixel, the window's taps are
+    computed once and each tap is one vector (the block's channels), folded with
+    a NaN-propagating (integers: signed or unsigned) vector max, or added in
+    ``f64`` lanes (each channel in the scalar fold's order) and divided by the
+    pixel's tap count.
     ``False`` (nothing emitted) for other layouts and dtypes."""
     op = cx.op
     assert isinstance(op, pooling.MaxPool2DOp | pooling.AvgPool2DOp)

@@ -318,3 +318,38 @@ def test_every_op_of_these_families_is_tested():
     }  # fmt: skip
     ops = [*pl.POOLING_OPS, *red.REDUCE_OPS, *norm.NORMALIZATION_OPS]
     assert not [op.name for op in ops if op not in tested]
+
+
+def test_integer_max_pool_on_blocked_channels_is_vectorised(rng: Gen):
+    """An 8-bit NCHW16c max pool (a quantized CNN's, between two integer
+    convolutions) gives numpy's max, padding never winning (unsigned: 0, signed:
+    -128), and runs one vector max per tap over the block's 16 channels (not one
+    window fold per element, 20x slower)."""
+    import xrelay
+    from xrelay import relay
+
+    shape = (1, 32, 9, 8)
+    attrs: dict[str, Any] = {
+        "pool_size": [3, 3], "strides": [2, 2], "padding": [1, 1, 1, 1]
+    }  # fmt: skip
+    params, outs, arrays, expected = [], [], [], []
+    for dtype, low in (("uint8", 0), ("int8", -128)):
+        x = rng.integers(low, low + 256, shape).astype(dtype)
+        x.reshape(-1)[::7] = low  # the type's minimum, as the padding
+        xb = _blocked(x, 16)
+        v = relay.var(f"x_{dtype}", shape=xb.shape, dtype=dtype)
+        params.append(v)
+        outs.append(relay.nn.max_pool2d(v, layout="NCHW16c", **attrs))
+        arrays.append(xb)
+        plain = _semantics(pl.MaxPool2DOp, x, "NCHW", attrs)
+        expected.append(_blocked(plain, 16))
+    func = relay.Function(params, relay.Tuple(outs))
+    lib = xrelay.build(relay.IRModule.from_expr(func), num_threads=1)
+    got = lib(*arrays)
+    for g, e in zip(got, expected, strict=True):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+    ll = lib.get_source("ll")
+    assert "load <16 x i8>" in ll
+    assert "icmp ugt <16 x i8>" in ll
+    assert "icmp sgt <16 x i8>" in ll

@@ -207,6 +207,91 @@ def test_binary(kind: str):
     )
 
 
+@pytest.mark.parametrize(
+    ("kind", "dtype", "scales"),
+    [
+        ("add", "uint8", (0.5, 0.25, 1.0)),  # ratios 1/2, 1/4: ties everywhere
+        ("subtract", "int8", (0.75, 0.5, 1.0)),
+        ("add", "uint8", (100.0, 80.0, 0.5)),  # up to 91800: still below 2**22
+        ("mul", "uint8", (0.5, 0.25, 1.0)),  # products / 8
+        ("mul", "int8", (1.0, 1.0, 1e-4)),
+    ],
+)
+def test_binary_with_constant_parameters_is_bit_exact(
+    kind: str, dtype: str, scales: tuple[float, float, float]
+):
+    """With constant scales and zero points the rounding of ``qnn.add`` /
+    ``subtract`` / ``mul`` leaves out the NaN test and the clamp, rounds with the
+    two-op ties-to-even form and sums the zero point in int32 (the value is bounded
+    by the operands' dtypes); on every pair of 8-bit values (ties included) the
+    canonical form and the built code give the reference's bits."""
+    info = np.iinfo(np.dtype(dtype))
+    values = np.arange(int(info.min), int(info.max) + 1)
+    a = np.repeat(values, values.size).astype(dtype).reshape(256, 256)
+    b = np.tile(values, values.size).astype(dtype).reshape(256, 256)
+    sa, sb, so = scales
+    zp = (130, 121, 128) if dtype == "uint8" else (-3, 5, 1)
+    fn = getattr(relay.qnn.op, kind)
+    mod = check_canonical(
+        lambda p, q: fn(
+            p,
+            q,
+            c(sa, F32),
+            c(zp[0], I32),
+            c(sb, F32),
+            c(zp[1], I32),
+            c(so, F32),
+            c(zp[2], I32),
+        ),
+        a,
+        b,
+    )
+    text = str(canonicalized(mod).module)
+    assert "relay.not_equal" not in text
+    assert "i64" not in text
+    np.testing.assert_array_equal(xrelay.build(mod)(a, b), interpret(mod, a, b))
+
+
+@pytest.mark.parametrize("peak", [0.9 * 2**22, 1.5 * 2**22, 2.5 * 2**22])
+def test_requantize_of_convolution_sums_is_bit_exact(peak: float):
+    """A requantize after a convolution with a constant weight is bounded by the
+    sums' reach (data range times the largest sum of ``|weight|`` of an output
+    channel), not by int32's: data that drives the sums to that reach, with a
+    ratio that puts the largest value just below ``2**22`` (the bounded rounding)
+    or beyond it (where that rounding would be wrong: the general one must be
+    kept), gives the reference's bits, int32 results so nothing saturates."""
+    rng = np.random.default_rng(7)
+    w = rng.integers(-128, 128, (2, 64, 1, 1)).astype(np.int8)
+    w[0] = 127
+    x = rng.integers(0, 256, (1, 64, 6, 6)).astype(np.uint8)
+    x[..., 0, 0] = 255  # channel 0 at its reach 64 * 127 * 255
+    reach = 64 * 127 * 255
+    ratio = np.float32(peak / reach)
+
+    def body(v: Any) -> Any:
+        acc = relay.qnn.op.conv2d(
+            v,
+            c(w, "int8"),
+            c(0, I32),
+            c(0, I32),
+            c(1.0, F32),
+            c(1.0, F32),
+            kernel_size=(1, 1),
+            channels=2,
+        )
+        return relay.qnn.op.requantize(
+            acc, c(ratio, F32), c(0, I32), c(1.0, F32), c(3, I32), out_dtype="int32"
+        )
+
+    mod = check_canonical(body, x)
+    text = str(canonicalized(mod).module)
+    assert ("relay.reinterpret" in text) == (peak < 2**22)
+    got = np.asarray(xrelay.build(mod)(x))
+    want = interpret(mod, x)
+    np.testing.assert_array_equal(got, want)
+    assert np.abs(want).max() > 0.8 * peak
+
+
 def test_concatenate_and_avg_pool2d():
     rng = np.random.default_rng(5)
     a = rng.integers(-128, 128, size=(1, 2, 5, 5)).astype(np.int8)
@@ -345,3 +430,36 @@ def test_build_rounding_and_saturation(rounding: str):
     got = xrelay.build(mod)(xs)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(np.asarray(g), w)
+
+
+def test_int_bound_follows_only_value_keeping_ops():
+    """``QnnBuilder.int_bound`` (what bounds a requantize) gives a bound through
+    widening casts and sums, and none where the value may wrap: an unsigned
+    difference, a cast to an unsigned type of a signed value, a sum beyond the
+    dtype."""
+    from xdsl.ir import Block
+
+    from xrelay.dialects.relay.elementwise import AddOp, CastOp, SubtractOp
+    from xrelay.dialects.relay.qnn_canonical import QnnBuilder
+    from xrelay.dialects.relay.testing import type_of
+
+    block = Block(
+        arg_types=[type_of(np.zeros(4, np.uint8)), type_of(np.zeros(4, np.int16))]
+    )
+    u8, i16 = block.args
+
+    def op(cls: Any, operands: list[Any], attrs: dict[str, Any] | None = None) -> Any:
+        made = cls.make(operands, attrs or {})
+        block.add_op(made)
+        return made.results[0]
+
+    wide = op(CastOp, [u8], {"dtype": "int32"})
+    assert wide.owner is not None
+    b = QnnBuilder(wide.owner)
+    assert b.int_bound(wide) == 255
+    assert b.int_bound(op(AddOp, [wide, wide])) == 510
+    narrow = op(CastOp, [op(AddOp, [wide, wide])], {"dtype": "int16"})
+    assert b.int_bound(narrow) == 510
+    assert b.int_bound(op(SubtractOp, [u8, u8])) is None
+    assert b.int_bound(op(AddOp, [u8, u8])) is None  # 510 wraps in uint8
+    assert b.int_bound(op(CastOp, [i16], {"dtype": "uint16"})) is None
