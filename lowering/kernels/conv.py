@@ -953,9 +953,17 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
                     weight_row(kb, weight, lambda b: [kb.iadd(ob, b)]),
                     lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
                     out,
-                    epilogue,
+                    None,
                     weight_vec=weight_vector(kb, weight, lambda b: [kb.iadd(ob, b)]),
                 )
+                if epilogue is not None:
+                    with (
+                        kb.loop(0, nb) as b,
+                        kb.loop(0, ow) as x,
+                        kb.loop(0, y_blk) as oi,
+                    ):
+                        idx = [n, kb.iadd(ob, b), y, x, oi]
+                        kb.store(epilogue(kb.load(out, idx), idx), out, idx)
             return
         with plane() as idx:
             kb.store(kb.zero(dt), out, idx)
@@ -1073,41 +1081,44 @@ def depthwise_nchwc(
     with kb.parallel([n_, cb_n, -(-oh // group)]) as (n, cb, g):
         y_lo = kb.imul(g, group)
         y_hi = kb.imin(kb.iadd(y_lo, group), oh)
-        with kb.loop(y_lo, y_hi) as y, kb.loop(0, tiles * tile, tile) as xt:
-            x = xt if ow % tile == 0 else kb.imin(xt, last)
-            y0 = kb.isub(kb.imul(y, sh), pt)
-            ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
-            x0 = kb.isub(kb.imul(x, sw), pl)
+        with kb.loop(y_lo, y_hi) as y:
+            with kb.loop(0, tiles * tile, tile) as xt:
+                x = xt if ow % tile == 0 else kb.imin(xt, last)
+                y0 = kb.isub(kb.imul(y, sh), pt)
+                ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
+                x0 = kb.isub(kb.imul(x, sw), pl)
 
-            def row(ky: Index, acc: list[SSAValue]) -> list[SSAValue]:
-                iy = kb.iadd(y0, kb.imul(ky, dh))
-                row_at = kb.flat_index([n, cb, iy, 0, 0], data.shape)
-                w_at = kb.flat_index([cb, 0, ky, 0, 0, 0], weight.shape)
-                acc = list(acc)
-                for kx in range(kw):
-                    wv = kb.vload(flat_w, [kb.iadd(w_at, kx * lanes)], lanes)
-                    for t in range(tile):
-                        ix, ok = padded_column(
-                            kb,
-                            kb.iadd(x0, t * sw + kx * dw),
-                            w,
-                            low[t][kx],
-                            high[t][kx],
-                        )
-                        at = kb.iadd(row_at, kb.imul(ix, lanes))
-                        v = kb.vload(flat_in, [at], lanes)
-                        if ok is not None:
-                            v = kb.select(ok, v, zero)
-                        acc[t] = kb.mac(v, wv, acc[t])
-                return acc
+                def row(ky: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                    iy = kb.iadd(y0, kb.imul(ky, dh))
+                    row_at = kb.flat_index([n, cb, iy, 0, 0], data.shape)
+                    w_at = kb.flat_index([cb, 0, ky, 0, 0, 0], weight.shape)
+                    acc = list(acc)
+                    for kx in range(kw):
+                        wv = kb.vload(flat_w, [kb.iadd(w_at, kx * lanes)], lanes)
+                        for t in range(tile):
+                            ix, ok = padded_column(
+                                kb,
+                                kb.iadd(x0, t * sw + kx * dw),
+                                w,
+                                low[t][kx],
+                                high[t][kx],
+                            )
+                            at = kb.iadd(row_at, kb.imul(ix, lanes))
+                            v = kb.vload(flat_in, [at], lanes)
+                            if ok is not None:
+                                v = kb.select(ok, v, zero)
+                            acc[t] = kb.mac(v, wv, acc[t])
+                    return acc
 
-            acc = kb.fold_loop(ky_lo, ky_hi, [zero] * tile, row)
-            for t in range(tile):
-                at = kb.flat_index([n, cb, y, kb.iadd(x, t), 0], out.shape)
-                kb.vstore(acc[t], flat_out, [at])
+                acc = kb.fold_loop(ky_lo, ky_hi, [zero] * tile, row)
+                for t in range(tile):
+                    at = kb.flat_index([n, cb, y, kb.iadd(x, t), 0], out.shape)
+                    kb.vstore(acc[t], flat_out, [at])
             if epilogue is not None:
-                with kb.loop(0, tile) as t, kb.loop(0, lanes) as c:
-                    idx = [n, cb, y, kb.iadd(x, t), c]
+                # over the whole row once its sums are stored (still in the L1
+                # cache): one long loop, whose iterations the core overlaps
+                with kb.loop(0, ow) as x, kb.loop(0, lanes) as c:
+                    idx = [n, cb, y, x, c]
                     kb.store(epilogue(kb.load(out, idx), idx), out, idx)
 
 
