@@ -70,6 +70,7 @@ from xrelay.lowering.scalar_types import DType, is_half
 from xrelay.lowering.tiling import (
     conv_chunk,
     conv_row_group,
+    depthwise_tile,
     host_vector_unit,
     row_tile,
 )
@@ -1042,17 +1043,22 @@ def depthwise_nchwc(
     channel, so the ``c`` channels of a block are the vector lanes of the inputs,
     the weights and the sums alike.
 
-    The threads share out (batch entry, channel block, group of output rows). An
-    output row is cut into tiles of pixels (:func:`~xrelay.lowering.tiling.row_tile`,
-    the last tile moved back to end with the row) whose ``tile`` sums (one vector of
-    ``c`` lanes per pixel) stay in registers through an ``scf`` loop over the kernel
-    rows that reach the data. Each kernel row is a vector FMA per pixel and kernel
-    column, the columns written out (``kw * tile`` vector ops, ``c`` times fewer
-    than lane by lane): with stride 1 neighbouring pixels share their input loads,
-    and a pixel whose window can reach the padding at that column (in some tile)
-    reads a clamped column and a ``select`` makes the
-    vector zero outside the data. Stored ``f32`` / ``f64`` operands only (the
-    others: :func:`_depthwise_nchwc_scalars`)."""
+    The threads share out (batch entry, channel block, group of output rows). The
+    ``c`` channels of a block are cut into parts of one host vector each
+    (:func:`depthwise_vector`: 16 channels are two parts on AVX2, one on AVX-512), and
+    an output row of one part is cut into tiles of pixels
+    (:func:`~xrelay.lowering.tiling.depthwise_tile`, the last tile moved back to end
+    with the row) whose ``tile`` sums stay in registers through an ``scf`` loop over
+    the kernel rows that reach the data: one register per pixel, so a tile holds as
+    many pixels as the registers allow (7 at stride 1 on AVX2, where whole 16-channel
+    pixels gave tiles of 4), and with stride 1 neighbouring pixels share their input
+    loads. Each kernel row is a vector FMA per pixel and kernel
+    column, the columns written out; a pixel whose window can reach the padding at
+    that column (in some tile) reads a clamped column and a ``select`` makes the
+    vector zero outside the data. The epilogue runs over each output row once its
+    parts are stored (a long loop: sigmoid-like epilogues are bound by their
+    latency in short ones). Stored ``f32`` / ``f64`` operands only (the others:
+    :func:`_depthwise_nchwc_scalars`)."""
     op = cx.op
     assert isinstance(op, nn.Conv2DNCHWcOp)
     kb = cx.kb
@@ -1073,28 +1079,39 @@ def depthwise_nchwc(
     n_, cb_n, h, w, lanes = data.shape
     _, _, kh, kw, _, _ = weight.shape
     _, _, oh, ow, _ = out.shape
-    tile = row_tile(ow, 1, lanes, dt.itemsize)
+    width = depthwise_vector(lanes, dt)
+    parts = lanes // width
+    tile = depthwise_tile(ow, sw)
     tiles, last, low, high = tile_edges(ow, w, tile, kw, sw, dw, pl)
-    zero = kb.vsplat(kb.zero(dt), lanes)
+    zero = kb.vsplat(kb.zero(dt), width)
     flat_w, flat_in, flat_out = kb.flat(weight_buf), kb.flat(data_buf), kb.flat(out)
     group = conv_row_group(oh, n_ * cb_n)
     with kb.parallel([n_, cb_n, -(-oh // group)]) as (n, cb, g):
         y_lo = kb.imul(g, group)
         y_hi = kb.imin(kb.iadd(y_lo, group), oh)
         with kb.loop(y_lo, y_hi) as y:
-            with kb.loop(0, tiles * tile, tile) as xt:
+            y0 = kb.isub(kb.imul(y, sh), pt)
+            ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
+            out_row = kb.flat_index([n, cb, y, 0, 0], out.shape)
+            with (
+                kb.loop(0, tiles * tile, tile) as xt,
+                kb.loop(0, parts) as part,
+            ):
                 x = xt if ow % tile == 0 else kb.imin(xt, last)
-                y0 = kb.isub(kb.imul(y, sh), pt)
-                ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
                 x0 = kb.isub(kb.imul(x, sw), pl)
+                lane0 = kb.imul(part, width)
 
                 def row(ky: Index, acc: list[SSAValue]) -> list[SSAValue]:
                     iy = kb.iadd(y0, kb.imul(ky, dh))
-                    row_at = kb.flat_index([n, cb, iy, 0, 0], data.shape)
-                    w_at = kb.flat_index([cb, 0, ky, 0, 0, 0], weight.shape)
+                    row_at = kb.iadd(
+                        kb.flat_index([n, cb, iy, 0, 0], data.shape), lane0
+                    )
+                    w_at = kb.iadd(
+                        kb.flat_index([cb, 0, ky, 0, 0, 0], weight.shape), lane0
+                    )
                     acc = list(acc)
                     for kx in range(kw):
-                        wv = kb.vload(flat_w, [kb.iadd(w_at, kx * lanes)], lanes)
+                        wv = kb.vload(flat_w, [kb.iadd(w_at, kx * lanes)], width)
                         for t in range(tile):
                             ix, ok = padded_column(
                                 kb,
@@ -1104,22 +1121,31 @@ def depthwise_nchwc(
                                 high[t][kx],
                             )
                             at = kb.iadd(row_at, kb.imul(ix, lanes))
-                            v = kb.vload(flat_in, [at], lanes)
+                            v = kb.vload(flat_in, [at], width)
                             if ok is not None:
                                 v = kb.select(ok, v, zero)
                             acc[t] = kb.mac(v, wv, acc[t])
                     return acc
 
                 acc = kb.fold_loop(ky_lo, ky_hi, [zero] * tile, row)
+                base = kb.iadd(kb.iadd(out_row, kb.imul(x, lanes)), lane0)
                 for t in range(tile):
-                    at = kb.flat_index([n, cb, y, kb.iadd(x, t), 0], out.shape)
-                    kb.vstore(acc[t], flat_out, [at])
+                    kb.vstore(acc[t], flat_out, [kb.iadd(base, t * lanes)])
             if epilogue is not None:
                 # over the whole row once its sums are stored (still in the L1
                 # cache): one long loop, whose iterations the core overlaps
                 with kb.loop(0, ow) as x, kb.loop(0, lanes) as c:
                     idx = [n, cb, y, x, c]
                     kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+
+
+def depthwise_vector(block: int, dt: DType) -> int:
+    """Lanes of the vectors :func:`depthwise_nchwc` computes a block of ``block``
+    channels of ``dt`` in: the host's vector lanes when they divide the block
+    (parts of a block), else the largest divisor of the block below them (the whole
+    block when it fits a vector)."""
+    lanes = max(1, host_vector_unit().bytes // dt.itemsize)
+    return max(d for d in range(1, min(lanes, block) + 1) if block % d == 0)
 
 
 def _depthwise_nchwc_scalars(
