@@ -322,3 +322,25 @@ def depthwise_tile(width: int, stride: int) -> int:
         range(max(1, -(-2 * bound // 3)), bound + 1),
         key=lambda p: (-(-width // p) * p, -p),
     )
+
+
+def pointwise_tile(rows: int, vectors: int) -> tuple[int, int]:
+    """``(mr, nv)``: the register tile of a 1x1 convolution run as a matrix product
+    over its pixels (``rows``) and output vectors (``vectors`` host vectors), as
+    :func:`gemm_tile` chooses it, with ``nv`` dividing ``vectors`` (every column
+    tile the same, one copy of the tile's code per row size)."""
+    unit = host_vector_unit()
+    cap_rows = tile_rows_override()
+    best: tuple[int, int, int, int] | None = None
+    best_tile = (1, 1)
+    for nv in range(1, max(1, vectors) + 1):
+        if vectors % nv:
+            continue
+        limit = min((unit.registers - 1 - nv) // nv, MAX_GEMM_SUMS // nv, rows)
+        if cap_rows is not None:
+            limit = min(limit, cap_rows)
+        for mr in range(1, max(1, limit) + 1):
+            key = (_gemm_cost(rows, vectors, mr, nv), -mr * nv, -mr, nv)
+            if best is None or key < best:
+                best, best_tile = key, (mr, nv)
+    return best_tile

@@ -72,6 +72,7 @@ from xrelay.lowering.tiling import (
     conv_row_group,
     depthwise_tile,
     host_vector_unit,
+    pointwise_tile,
     row_tile,
 )
 
@@ -881,6 +882,8 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     if groups > 1 and w_x == 1 and x_blk == y_blk and cb_n == 1 and x_blk > 1:
         depthwise_nchwc(cx, out, epilogue)
         return
+    if pointwise_nchwc(cx, out, epilogue):
+        return
     _, _, oh, ow, _ = out.shape
     dt = out.dtype
     # the count of input-channel blocks: cb_n, or an argument of a kernel shared by
@@ -988,6 +991,170 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         if epilogue is not None:
             with plane() as idx:
                 kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+
+
+POINTWISE_EPILOGUE_BYTES = 8 << 10
+"""Most output bytes one iteration of :func:`pointwise_nchwc` sums before it runs
+the epilogue over them (in the L1 cache then)."""
+
+
+def pointwise_nchwc(
+    cx: OpContext, out: Buffer, epilogue: Epilogue | None = None
+) -> bool:
+    """A 1x1, stride-1, unpadded, ungrouped float ``contrib_conv2d_NCHWc`` as the
+    matrix product it is: ``out[p, o] = sum_i data[p, i] * weight[i, o]`` over the
+    pixels ``p`` of a batch entry taken as one flat axis (rows do not matter to a
+    1x1 kernel), in register tiles of ``mr`` pixels times ``nv`` host vectors of
+    output channels (:func:`~xrelay.lowering.tiling.pointwise_tile`: 6 x 2 on AVX2,
+    twelve sums, where row tiles of a 7-wide row held 2 pixels of 2 blocks). The
+    reduction runs over the input-channel blocks (their count may be known at run
+    time only: a kernel shared by the 1x1 convolutions after DenseNet's
+    concatenations) and the channels of a block, in the reference's order; each step
+    broadcasts ``mr`` inputs and loads ``nv`` weight vectors (the weight
+    ``[O/y, C/x, 1, 1, x, y]`` is contiguous along the input channels of an output
+    block). The threads share out (batch entry, column tile, group of row tiles); a
+    group holds at most :data:`POINTWISE_EPILOGUE_BYTES` of outputs when there is an
+    epilogue, which then runs over the group's outputs in one loop.
+
+    ``False`` (nothing emitted) for any other convolution, operands not stored in
+    buffers of the output's ``f32`` / ``f64`` dtype, or output blocks that are not
+    whole host vectors."""
+    op = cx.op
+    assert isinstance(op, nn.Conv2DNCHWcOp)
+    kb = cx.kb
+    data, weight = cx.operand(0), cx.operand(1)
+    (sh, sw), pads, _, groups = op.conv_params()
+    n_, cb_n, h, w, x_blk = data.shape
+    ob_n, _, kh, kw, _, y_blk = weight.shape
+    _, _, oh, ow, _ = out.shape
+    dt = out.dtype
+    data_buf, weight_buf = data.buffer, weight.buffer
+    lanes = max(1, host_vector_unit().bytes // max(1, dt.itemsize))
+    if (
+        groups != 1
+        or (kh, kw, sh, sw) != (1, 1, 1, 1)
+        or any(pads)
+        or (oh, ow) != (h, w)
+        or data_buf is None
+        or weight_buf is None
+        or dt.kind != "f"
+        or dt.itemsize < 4
+        or data.dtype != dt
+        or weight.dtype != dt
+        or y_blk % lanes
+        or out.runtime is not None
+        or n_ * oh * ow * ob_n == 0
+    ):
+        return False
+    blocks: Index = cb_n
+    if data_buf.runtime is not None:
+        blocks = data_buf.dims[1]
+    w_blocks = weight_buf.dims[1]
+    per_block = y_blk // lanes
+    vectors = ob_n * per_block
+    pixels = oh * ow
+    mr, nv = pointwise_tile(pixels, vectors)
+    full, rest = divmod(pixels, mr)
+    row_tiles = full + (1 if rest else 0)
+    col_tiles = vectors // nv
+    per_group = conv_row_group(row_tiles, n_ * col_tiles)
+    if epilogue is not None:
+        per_group = min(
+            per_group,
+            max(1, POINTWISE_EPILOGUE_BYTES // (mr * nv * lanes * dt.itemsize)),
+        )
+    groups_n = -(-row_tiles // per_group)
+    d_flat, w_flat, o_flat = kb.flat(data_buf), kb.flat(weight_buf), kb.flat(out)
+    zero = kb.vsplat(kb.zero(dt), lanes)
+
+    def vector_at(v: Index) -> tuple[Index, Index]:
+        """Output block and first lane of output vector ``v``."""
+        if per_block == 1:
+            return v, 0
+        ob = kb.udiv(v, per_block)
+        return ob, kb.imul(kb.isub(v, kb.imul(ob, per_block)), lanes)
+
+    def tile(n: Index, p0: Index, rows: int, v0: Index) -> None:
+        w_bases: list[Index] = []
+        o_bases: list[Index] = []
+        for j in range(nv):
+            ob, lane0 = vector_at(kb.iadd(v0, j))
+            w_bases.append(
+                kb.iadd(kb.imul(kb.imul(ob, w_blocks), x_blk * y_blk), lane0)
+            )
+            o_bases.append(
+                kb.iadd(
+                    kb.imul(
+                        kb.iadd(kb.imul(kb.iadd(kb.imul(n, ob_n), ob), pixels), p0),
+                        y_blk,
+                    ),
+                    lane0,
+                )
+            )
+
+        def over_cb(cb: Index, acc: list[SSAValue]) -> list[SSAValue]:
+            d_base = kb.imul(
+                kb.iadd(kb.imul(kb.iadd(kb.imul(n, blocks), cb), pixels), p0), x_blk
+            )
+            k0 = kb.imul(cb, x_blk)
+
+            def over_ci(ci: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                k = kb.imul(kb.iadd(k0, ci), y_blk)
+                bs = [kb.vload(w_flat, [kb.iadd(wb, k)], lanes) for wb in w_bases]
+                new = list(acc)
+                for r in range(rows):
+                    at = kb.iadd(d_base, kb.iadd(ci, r * x_blk))
+                    a = kb.vsplat(kb.load(d_flat, [at]), lanes)
+                    for j in range(nv):
+                        new[r * nv + j] = kb.mac(a, bs[j], new[r * nv + j])
+                return new
+
+            return kb.fold_loop(0, x_blk, acc, over_ci)
+
+        sums = kb.fold_loop(0, blocks, [zero] * (rows * nv), over_cb)
+        for r in range(rows):
+            for j in range(nv):
+                kb.vstore(sums[r * nv + j], o_flat, [kb.iadd(o_bases[j], r * y_blk)])
+
+    with kb.parallel([n_, col_tiles, groups_n]) as (n, ct, g):
+        v0 = kb.imul(ct, nv)
+        t_lo = kb.imul(g, per_group)
+        with kb.loop(t_lo, kb.imin(kb.iadd(t_lo, per_group), full)) as t:
+            tile(n, kb.imul(t, mr), mr, v0)
+        if rest:
+
+            def last() -> list[SSAValue]:
+                tile(n, full * mr, rest, v0)
+                return []
+
+            if groups_n == 1:
+                last()
+            else:
+                kb.if_(kb.icmp("eq", g, groups_n - 1), last)
+        if epilogue is not None:
+            p_lo = kb.imul(t_lo, mr)
+            p_hi = kb.imin(kb.iadd(p_lo, per_group * mr), pixels)
+            if nv % per_block == 0:  # whole blocks: each pixel's lanes in a run
+                runs = [
+                    (kb.iadd(kb.udiv(v0, per_block), b), 0, y_blk)
+                    for b in range(nv // per_block)
+                ]
+            else:
+                runs = [(*vector_at(kb.iadd(v0, j)), lanes) for j in range(nv)]
+            for ob, lane0, count in runs:
+                with (
+                    kb.loop(
+                        kb.udiv(p_lo, ow), kb.iadd(kb.udiv(kb.isub(p_hi, 1), ow), 1)
+                    ) as y,
+                    kb.loop(
+                        kb.imax(kb.isub(p_lo, kb.imul(y, ow)), 0),
+                        kb.imin(kb.isub(p_hi, kb.imul(y, ow)), ow),
+                    ) as x,
+                    kb.loop(0, count) as c,
+                ):
+                    idx = [n, ob, y, x, kb.iadd(lane0, c)]
+                    kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+    return True
 
 
 @materialize(nn.Conv2DNCHWcOp)

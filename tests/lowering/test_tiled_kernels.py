@@ -391,7 +391,9 @@ def test_grouped_nchwc_odd_shapes(rng: Gen, check: Check, case: Any):
 
 
 @pytest.mark.parametrize(
-    "unit", [tiling.VectorUnit(16, 16), tiling.VectorUnit(64, 32)], ids=["sse", "avx512"]
+    "unit",
+    [tiling.VectorUnit(16, 16), tiling.VectorUnit(64, 32)],
+    ids=["sse", "avx512"],
 )
 def test_depthwise_nchwc_any_vector_unit(
     monkeypatch: pytest.MonkeyPatch,
