@@ -111,6 +111,10 @@ def row_tile(width: int, blocks: int, block: int, itemsize: int) -> int:
     )
 
 
+L1_BYTES = 32 << 10
+"""The L1 data cache a kernel's working set should fit (32 KiB or more on every
+x86-64 host of this decade)."""
+
 CONV_CHUNK_BYTES = 8 << 10
 """Budget of the weights one pass of a blocked convolution reads
 (:func:`conv_chunk`): they are read again for every tile of the rows the pass

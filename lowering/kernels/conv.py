@@ -927,6 +927,16 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         chunk = max(1, min(cb_n, tiling.CONV_CHUNK_BYTES // block_bytes))
     if ow % tile:
         chunk = cb_n
+    # the epilogue of a one-pass row runs over the whole row once it is summed (one
+    # long loop: a SiLU's is latency-bound in the short loops of a tile) when the
+    # row stays in the L1 cache next to the input rows and weights it was summed
+    # from; otherwise after each tile
+    row_epilogue = (
+        nb * ow * y_blk * dt.itemsize
+        + cb_n * x_blk * ((kh - 1) * dh + 1) * w * data.dtype.itemsize
+        + cb_n * block_bytes
+        <= tiling.L1_BYTES
+    )
     group = conv_row_group(oh, n_ * (ob_n // nb))
     with kb.parallel([n_, ob_n // nb, -(-oh // group)]) as (n, obp, g):
         ob = kb.imul(obp, nb)
@@ -957,10 +967,10 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
                     weight_row(kb, weight, lambda b: [kb.iadd(ob, b)]),
                     lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
                     out,
-                    None,
+                    None if row_epilogue else epilogue,
                     weight_vec=weight_vector(kb, weight, lambda b: [kb.iadd(ob, b)]),
                 )
-                if epilogue is not None:
+                if epilogue is not None and row_epilogue:
                     with (
                         kb.loop(0, nb) as b,
                         kb.loop(0, ow) as x,
