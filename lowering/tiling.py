@@ -343,7 +343,7 @@ def pointwise_tile(rows: int, vectors: int) -> tuple[int, int]:
         limit = min((unit.registers - 1 - nv) // nv, MAX_GEMM_SUMS // nv, rows)
         if cap_rows is not None:
             limit = min(limit, cap_rows)
-        for mr in range(1, max(1, limit) + 1):
+        for mr in range(1, limit + 1):  # none when the nv vectors do not fit
             key = (_gemm_cost(rows, vectors, mr, nv), -mr * nv, -mr, nv)
             if best is None or key < best:
                 best, best_tile = key, (mr, nv)

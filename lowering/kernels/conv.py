@@ -1003,6 +1003,11 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
                 kb.store(epilogue(kb.load(out, idx), idx), out, idx)
 
 
+POINTWISE_GROUP_BYTES = 128 << 10
+"""Most input bytes a group of row tiles of :func:`pointwise_nchwc` reads: the
+column tiles of a group follow each other (in one thread's chunk of the parallel
+nest), each reading the group's inputs again, from the L2 cache when they fit."""
+
 POINTWISE_EPILOGUE_BYTES = 8 << 10
 """Most output bytes one iteration of :func:`pointwise_nchwc` sums before it runs
 the epilogue over them (in the L1 cache then)."""
@@ -1067,7 +1072,11 @@ def pointwise_nchwc(
     full, rest = divmod(pixels, mr)
     row_tiles = full + (1 if rest else 0)
     col_tiles = vectors // nv
-    per_group = conv_row_group(row_tiles, n_ * col_tiles)
+    # a group's inputs stay in the L2 cache while every column tile reads them
+    per_group = min(
+        conv_row_group(row_tiles, n_ * col_tiles),
+        max(1, POINTWISE_GROUP_BYTES // (mr * cb_n * x_blk * dt.itemsize)),
+    )
     if epilogue is not None:
         per_group = min(
             per_group,
@@ -1126,7 +1135,7 @@ def pointwise_nchwc(
             for j in range(nv):
                 kb.vstore(sums[r * nv + j], o_flat, [kb.iadd(o_bases[j], r * y_blk)])
 
-    with kb.parallel([n_, col_tiles, groups_n]) as (n, ct, g):
+    with kb.parallel([n_, groups_n, col_tiles]) as (n, g, ct):
         v0 = kb.imul(ct, nv)
         t_lo = kb.imul(g, per_group)
         with kb.loop(t_lo, kb.imin(kb.iadd(t_lo, per_group), full)) as t:

@@ -90,7 +90,7 @@ def test_pointwise_tile(monkeypatch: pytest.MonkeyPatch):
     assert tiling.pointwise_tile(196, 14) == (6, 2)
     assert tiling.pointwise_tile(3136, 18) == (6, 2)
     assert tiling.pointwise_tile(3, 2) == (3, 2)
-    for rows, vectors in ((49, 7), (49, 5), (1, 1), (12544, 12)):
+    for rows, vectors in ((49, 7), (49, 5), (1, 1), (12544, 12), (196, 29)):
         mr, nv = tiling.pointwise_tile(rows, vectors)
         assert vectors % nv == 0
         assert 1 <= mr <= rows
