@@ -1003,6 +1003,12 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
                 kb.store(epilogue(kb.load(out, idx), idx), out, idx)
 
 
+POINTWISE_MIN_CHANNELS = 64
+"""Fewest input channels :func:`pointwise_nchwc` takes a 1x1 convolution with: below,
+the row tiles are faster (16 -> 96 on 112 x 112: 85 against 68 GFLOP/s; 48 -> 288 on
+14 x 14: 95 against 89), at 56-64 the two are even, from 80 on the matrix product
+wins (80 -> 480 on 14 x 14: 94 against 88; one thread, AVX2)."""
+
 POINTWISE_GROUP_BYTES = 128 << 10
 """Most input bytes a group of row tiles of :func:`pointwise_nchwc` reads: the
 column tiles of a group follow each other (in one thread's chunk of the parallel
@@ -1031,9 +1037,10 @@ def pointwise_nchwc(
     group holds at most :data:`POINTWISE_EPILOGUE_BYTES` of outputs when there is an
     epilogue, which then runs over the group's outputs in one loop.
 
-    ``False`` (nothing emitted) for any other convolution, operands not stored in
-    buffers of the output's ``f32`` / ``f64`` dtype, or output blocks that are not
-    whole host vectors."""
+    ``False`` (nothing emitted) for any other convolution, fewer than
+    :data:`POINTWISE_MIN_CHANNELS` input channels (the largest count of a shared
+    kernel), operands not stored in buffers of the output's ``f32`` / ``f64`` dtype,
+    or output blocks that are not whole host vectors."""
     op = cx.op
     assert isinstance(op, nn.Conv2DNCHWcOp)
     kb = cx.kb
@@ -1057,6 +1064,7 @@ def pointwise_nchwc(
         or data.dtype != dt
         or weight.dtype != dt
         or y_blk % lanes
+        or cb_n * x_blk < POINTWISE_MIN_CHANNELS
         or out.runtime is not None
         or n_ * oh * ow * ob_n == 0
     ):

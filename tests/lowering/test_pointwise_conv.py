@@ -1,7 +1,8 @@
 """1x1 blocked convolutions run as matrix products over their pixels
 (``conv.pointwise_nchwc``), against the op's numpy semantics: pixel counts the tile
 does not divide, one pixel, row tiles shared out in groups, input blocks of any size
-(3, 8, 16), output blocks of one, two or three host vectors, batches, float64; the
+(3, 8, 16), output blocks of one, two or three host vectors, batches, float64 (and
+fewer than 64 input channels left to the row tiles); the
 same on SSE's and AVX-512's vector units (tiles and vectors from the host); and,
 built at opt_level 3, the fused SiLU and residual epilogues run over each group's
 outputs (groups that start inside a row) against a float64 numpy reference."""
@@ -23,14 +24,37 @@ Check = Callable[[Sequence[Any]], None]
 
 # (N, C, H, W, O, input block, output block, dtype)
 SHAPES: list[tuple[int, int, int, int, int, int, int, str]] = [
-    (1, 32, 7, 7, 64, 16, 16, "float32"),  # 49 pixels: a short last row tile
-    (2, 16, 3, 5, 48, 16, 16, "float32"),  # a batch; three output blocks
-    (1, 48, 1, 1, 32, 16, 16, "float32"),  # one pixel
-    (1, 24, 23, 9, 8, 8, 8, "float32"),  # one output vector: many row groups
-    (1, 3, 6, 11, 16, 3, 16, "float32"),  # 3-channel input blocks
-    (1, 40, 5, 13, 48, 8, 24, "float32"),  # output blocks of three AVX2 vectors
-    (1, 16, 9, 4, 32, 16, 16, "float64"),
+    (1, 64, 7, 7, 64, 16, 16, "float32"),  # 49 pixels: a short last row tile
+    (2, 80, 3, 5, 48, 16, 16, "float32"),  # a batch; three output blocks
+    (1, 96, 1, 1, 32, 16, 16, "float32"),  # one pixel
+    (1, 64, 23, 9, 8, 8, 8, "float32"),  # one output vector: many row groups
+    (1, 66, 6, 11, 16, 3, 16, "float32"),  # 3-channel input blocks
+    (1, 72, 5, 13, 48, 8, 24, "float32"),  # output blocks of three AVX2 vectors
+    (1, 64, 9, 4, 32, 16, 16, "float64"),
 ]
+
+
+def _taken(dtype: str, block: int) -> bool:
+    """Whether ``pointwise_nchwc`` takes output blocks of ``block`` channels of
+    ``dtype`` on this host (whole host vectors)."""
+    lanes = tiling.host_vector_unit().bytes // np.dtype(dtype).itemsize
+    return block % lanes == 0
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """What each call of ``pointwise_nchwc`` answered (the convolutions it took)."""
+    from xrelay.lowering.kernels import conv
+
+    calls: list[bool] = []
+    real = conv.pointwise_nchwc
+
+    def record(*args: Any, **kwargs: Any) -> bool:
+        calls.append(real(*args, **kwargs))
+        return calls[-1]
+
+    monkeypatch.setattr(conv, "pointwise_nchwc", record)
+    return calls
 
 
 def _cases(rng: Gen, case: Any) -> list[Any]:
@@ -55,8 +79,36 @@ def _cases(rng: Gen, case: Any) -> list[Any]:
     return out
 
 
-def test_pointwise_odd_shapes(rng: Gen, check: Check, case: Any):
+def test_pointwise_odd_shapes(rng: Gen, check: Check, case: Any, spy: list[bool]):
     check(_cases(rng, case))
+    assert sum(spy) == sum(_taken(s[7], s[6]) for s in SHAPES) > 0
+
+
+def test_few_input_channels_keep_row_tiles(
+    rng: Gen, check: Check, case: Any, spy: list[bool]
+):
+    """Below ``POINTWISE_MIN_CHANNELS`` input channels the row tiles are faster."""
+    x = (rng.standard_normal((1, 48, 5, 7)) * 0.5).astype("float32")
+    k = (rng.standard_normal((32, 48, 1, 1)) * 0.5).astype("float32")
+    check(
+        [
+            case(
+                nn.Conv2DNCHWcOp,
+                [
+                    transform_array(x, "NCHW", "NCHW16c"),
+                    transform_array(k, "OIHW", "OIHW16i16o"),
+                ],
+                {
+                    "data_layout": "NCHW16c",
+                    "kernel_layout": "OIHW16i16o",
+                    "out_layout": "NCHW16c",
+                    "channels": 32,
+                    "kernel_size": [1, 1],
+                },
+            )
+        ]
+    )
+    assert spy == [False]
 
 
 @pytest.mark.parametrize(
@@ -114,7 +166,7 @@ def silu_block() -> tuple[Any, Any, Any]:
     from xrelay.pass_manager import PassContext
 
     rng = np.random.default_rng(7)
-    c, e, h, w = 32, 96, 11, 13  # 143 pixels: groups of tiles start inside rows
+    c, e, h, w = 64, 128, 11, 13  # 143 pixels: groups of tiles start inside rows
     w1 = (rng.standard_normal((e, c, 1, 1)) / np.sqrt(c)).astype("float32")
     b1 = (rng.standard_normal(e) * 0.1).astype("float32")
     w2 = (rng.standard_normal((c, e, 1, 1)) / np.sqrt(e)).astype("float32")
