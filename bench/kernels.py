@@ -795,6 +795,21 @@ def cases() -> list[Case]:
             Case("conv", f"{k}x{k}/s{s} c{c}->{oc} {hw}x{hw}",
                  _conv(c, hw, k, s, 1, oc), _conv_flops(c, hw, k, s, 1, oc), "fma")
         )  # fmt: skip
+    for c, hw, oc in (
+        (16, 112, 96),
+        (96, 56, 24),
+        (128, 28, 128),
+        (112, 14, 672),
+        (672, 14, 112),
+        (1152, 7, 192),
+        (320, 7, 1280),
+        (232, 28, 232),
+    ):
+        out.append(
+            Case("conv-pointwise", f"1x1 c{c}->{oc} {hw}x{hw}",
+                 _conv(c, hw, 1, 1, 1, oc), _conv_flops(c, hw, 1, 1, 1, oc), "sgemm",
+                 (oc, c, hw * hw))
+        )  # fmt: skip
     for c, hw, k, s, g, oc in (
         (64, 56, 3, 1, 1, 64),
         (128, 28, 3, 1, 1, 128),

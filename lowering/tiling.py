@@ -184,6 +184,10 @@ def split_row_tile(width: int, blocks: int, block: int, itemsize: int) -> int:
     )
 
 
+L1_BYTES = 32 << 10
+"""The L1 data cache a kernel's working set should fit (32 KiB or more on every
+x86-64 host of this decade)."""
+
 CONV_CHUNK_BYTES = 8 << 10
 """Budget of the weights one pass of a blocked convolution reads
 (:func:`conv_chunk`): they are read again for every tile of the rows the pass
@@ -362,4 +366,58 @@ def dot_tile(rows: int, units: int) -> tuple[int, int]:
         key = (_gemm_cost(max(1, rows), max(1, units), mr, nu), -mr * nu, -mr)
         if best is None or key < best:
             best, best_tile = key, (mr, nu)
+    return best_tile
+
+
+def depthwise_tile(width: int, stride: int) -> int:
+    """How many pixels a depthwise convolution row tile holds (one vector register
+    of sums per pixel, :func:`~xrelay.lowering.kernels.conv.depthwise_nchwc`), for a
+    row of ``width`` outputs read at column ``stride``. Besides its sums, a tile of
+    ``p`` pixels keeps the input columns its pixels share live across the kernel
+    columns (LLVM loads each distinct column once): ``(p - 1) * stride + 1`` of
+    them, plus a weight and a spare. The largest ``p`` (at most
+    :data:`MAX_ROW_SUMS`) whose sums and columns fit the vector registers, then,
+    as :func:`row_tile` does, among the sizes down to two thirds of it the one that
+    computes the fewest pixels. On AVX2 (16 registers) stride 1 takes 7 pixels,
+    stride 2 takes 5 (8 and 6 spilled sums: 3x3 on 56x56, 144 channels, 72 -> 45
+    and 47 -> 35 GFLOP/s); on AVX-512 14 and 10.
+
+    ``XRELAY_TILE_ROWS`` overrides it (see the module docstring)."""
+    value = tile_rows_override()
+    if value is not None:
+        return max(1, min(value, width))
+    registers = host_vector_unit().registers
+    fits = [
+        p
+        for p in range(1, MAX_ROW_SUMS + 1)
+        if p + (p - 1) * max(1, stride) + 1 <= registers - 2
+    ]
+    bound = max(fits, default=1)
+    if width <= bound:
+        return max(1, width)
+    return min(
+        range(max(1, -(-2 * bound // 3)), bound + 1),
+        key=lambda p: (-(-width // p) * p, -p),
+    )
+
+
+def pointwise_tile(rows: int, vectors: int) -> tuple[int, int]:
+    """``(mr, nv)``: the register tile of a 1x1 convolution run as a matrix product
+    over its pixels (``rows``) and output vectors (``vectors`` host vectors), as
+    :func:`gemm_tile` chooses it, with ``nv`` dividing ``vectors`` (every column
+    tile the same, one copy of the tile's code per row size)."""
+    unit = host_vector_unit()
+    cap_rows = tile_rows_override()
+    best: tuple[int, int, int, int] | None = None
+    best_tile = (1, 1)
+    for nv in range(1, max(1, vectors) + 1):
+        if vectors % nv:
+            continue
+        limit = min((unit.registers - 1 - nv) // nv, MAX_GEMM_SUMS // nv, rows)
+        if cap_rows is not None:
+            limit = min(limit, cap_rows)
+        for mr in range(1, limit + 1):  # none when the nv vectors do not fit
+            key = (_gemm_cost(rows, vectors, mr, nv), -mr * nv, -mr, nv)
+            if best is None or key < best:
+                best, best_tile = key, (mr, nv)
     return best_tile

@@ -70,7 +70,9 @@ from xrelay.lowering.scalar_types import DType, is_half
 from xrelay.lowering.tiling import (
     conv_chunk,
     conv_row_group,
+    depthwise_tile,
     host_vector_unit,
+    pointwise_tile,
     row_pieces,
     row_tile,
     split_row_tile,
@@ -955,6 +957,8 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
     if groups > 1 and w_x == 1 and x_blk == y_blk and cb_n == 1 and x_blk > 1:
         depthwise_nchwc(cx, out, epilogue)
         return
+    if pointwise_nchwc(cx, out, epilogue):
+        return
     _, _, oh, ow, _ = out.shape
     dt = out.dtype
     # the count of input-channel blocks: cb_n, or an argument of a kernel shared by
@@ -996,6 +1000,16 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         chunk = conv_chunk(cb_n, block_bytes)
     else:
         chunk = max(1, min(cb_n, tiling.CONV_CHUNK_BYTES // block_bytes))
+    # the epilogue of a one-pass row runs over the whole row once it is summed (one
+    # long loop: a SiLU's is latency-bound in the short loops of a tile) when the
+    # row stays in the L1 cache next to the input rows and weights it was summed
+    # from; otherwise after each tile
+    row_epilogue = (
+        nb * ow * y_blk * dt.itemsize
+        + cb_n * x_blk * ((kh - 1) * dh + 1) * w * data.dtype.itemsize
+        + cb_n * block_bytes
+        <= tiling.L1_BYTES
+    )
     group = conv_row_group(oh, n_ * (ob_n // nb))
     with kb.parallel([n_, ob_n // nb, -(-oh // group)]) as (n, obp, g):
         ob = kb.imul(obp, nb)
@@ -1026,9 +1040,17 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
                     weight_row(kb, weight, lambda b: [kb.iadd(ob, b)]),
                     lambda b, x, oi: [n, kb.iadd(ob, b), y, x, oi],
                     out,
-                    epilogue,
+                    None if row_epilogue else epilogue,
                     weight_vec=weight_vector(kb, weight, lambda b: [kb.iadd(ob, b)]),
                 )
+                if epilogue is not None and row_epilogue:
+                    with (
+                        kb.loop(0, nb) as b,
+                        kb.loop(0, ow) as x,
+                        kb.loop(0, y_blk) as oi,
+                    ):
+                        idx = [n, kb.iadd(ob, b), y, x, oi]
+                        kb.store(epilogue(kb.load(out, idx), idx), out, idx)
             return
         with plane() as idx:
             kb.store(kb.zero(dt), out, idx)
@@ -1052,6 +1074,187 @@ def conv2d_nchwc(cx: OpContext, out: Buffer, epilogue: Epilogue | None = None) -
         if epilogue is not None:
             with plane() as idx:
                 kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+
+
+POINTWISE_MIN_CHANNELS = 64
+"""Fewest input channels :func:`pointwise_nchwc` takes a 1x1 convolution with: below,
+the row tiles are faster (16 -> 96 on 112 x 112: 85 against 68 GFLOP/s; 48 -> 288 on
+14 x 14: 95 against 89), at 56-64 the two are even, from 80 on the matrix product
+wins (80 -> 480 on 14 x 14: 94 against 88; one thread, AVX2)."""
+
+POINTWISE_GROUP_BYTES = 128 << 10
+"""Most input bytes a group of row tiles of :func:`pointwise_nchwc` reads: the
+column tiles of a group follow each other (in one thread's chunk of the parallel
+nest), each reading the group's inputs again, from the L2 cache when they fit."""
+
+POINTWISE_EPILOGUE_BYTES = 8 << 10
+"""Most output bytes one iteration of :func:`pointwise_nchwc` sums before it runs
+the epilogue over them (in the L1 cache then)."""
+
+
+def pointwise_nchwc(
+    cx: OpContext, out: Buffer, epilogue: Epilogue | None = None
+) -> bool:
+    """A 1x1, stride-1, unpadded, ungrouped float ``contrib_conv2d_NCHWc`` as the
+    matrix product it is: ``out[p, o] = sum_i data[p, i] * weight[i, o]`` over the
+    pixels ``p`` of a batch entry taken as one flat axis (rows do not matter to a
+    1x1 kernel), in register tiles of ``mr`` pixels times ``nv`` host vectors of
+    output channels (:func:`~xrelay.lowering.tiling.pointwise_tile`: 6 x 2 on AVX2,
+    twelve sums, where row tiles of a 7-wide row held 2 pixels of 2 blocks). The
+    reduction runs over the input-channel blocks (their count may be known at run
+    time only: a kernel shared by the 1x1 convolutions after DenseNet's
+    concatenations) and the channels of a block, in the reference's order; each step
+    broadcasts ``mr`` inputs and loads ``nv`` weight vectors (the weight
+    ``[O/y, C/x, 1, 1, x, y]`` is contiguous along the input channels of an output
+    block). The threads share out (batch entry, column tile, group of row tiles); a
+    group holds at most :data:`POINTWISE_EPILOGUE_BYTES` of outputs when there is an
+    epilogue, which then runs over the group's outputs in one loop.
+
+    ``False`` (nothing emitted) for any other convolution, fewer than
+    :data:`POINTWISE_MIN_CHANNELS` input channels (the largest count of a shared
+    kernel), operands not stored in buffers of the output's ``f32`` / ``f64`` dtype,
+    or output blocks that are not whole host vectors."""
+    op = cx.op
+    assert isinstance(op, nn.Conv2DNCHWcOp)
+    kb = cx.kb
+    data, weight = cx.operand(0), cx.operand(1)
+    (sh, sw), pads, _, groups = op.conv_params()
+    n_, cb_n, h, w, x_blk = data.shape
+    ob_n, _, kh, kw, _, y_blk = weight.shape
+    _, _, oh, ow, _ = out.shape
+    dt = out.dtype
+    data_buf, weight_buf = data.buffer, weight.buffer
+    lanes = max(1, host_vector_unit().bytes // max(1, dt.itemsize))
+    if (
+        groups != 1
+        or (kh, kw, sh, sw) != (1, 1, 1, 1)
+        or any(pads)
+        or (oh, ow) != (h, w)
+        or data_buf is None
+        or weight_buf is None
+        or dt.kind != "f"
+        or dt.itemsize < 4
+        or data.dtype != dt
+        or weight.dtype != dt
+        or y_blk % lanes
+        or cb_n * x_blk < POINTWISE_MIN_CHANNELS
+        or out.runtime is not None
+        or n_ * oh * ow * ob_n == 0
+    ):
+        return False
+    blocks: Index = cb_n
+    if data_buf.runtime is not None:
+        blocks = data_buf.dims[1]
+    w_blocks = weight_buf.dims[1]
+    per_block = y_blk // lanes
+    vectors = ob_n * per_block
+    pixels = oh * ow
+    mr, nv = pointwise_tile(pixels, vectors)
+    full, rest = divmod(pixels, mr)
+    row_tiles = full + (1 if rest else 0)
+    col_tiles = vectors // nv
+    # a group's inputs stay in the L2 cache while every column tile reads them
+    per_group = min(
+        conv_row_group(row_tiles, n_ * col_tiles),
+        max(1, POINTWISE_GROUP_BYTES // (mr * cb_n * x_blk * dt.itemsize)),
+    )
+    if epilogue is not None:
+        per_group = min(
+            per_group,
+            max(1, POINTWISE_EPILOGUE_BYTES // (mr * nv * lanes * dt.itemsize)),
+        )
+    groups_n = -(-row_tiles // per_group)
+    d_flat, w_flat, o_flat = kb.flat(data_buf), kb.flat(weight_buf), kb.flat(out)
+    zero = kb.vsplat(kb.zero(dt), lanes)
+
+    def vector_at(v: Index) -> tuple[Index, Index]:
+        """Output block and first lane of output vector ``v``."""
+        if per_block == 1:
+            return v, 0
+        ob = kb.udiv(v, per_block)
+        return ob, kb.imul(kb.isub(v, kb.imul(ob, per_block)), lanes)
+
+    def tile(n: Index, p0: Index, rows: int, v0: Index) -> None:
+        w_bases: list[Index] = []
+        o_bases: list[Index] = []
+        for j in range(nv):
+            ob, lane0 = vector_at(kb.iadd(v0, j))
+            w_bases.append(
+                kb.iadd(kb.imul(kb.imul(ob, w_blocks), x_blk * y_blk), lane0)
+            )
+            o_bases.append(
+                kb.iadd(
+                    kb.imul(
+                        kb.iadd(kb.imul(kb.iadd(kb.imul(n, ob_n), ob), pixels), p0),
+                        y_blk,
+                    ),
+                    lane0,
+                )
+            )
+
+        def over_cb(cb: Index, acc: list[SSAValue]) -> list[SSAValue]:
+            d_base = kb.imul(
+                kb.iadd(kb.imul(kb.iadd(kb.imul(n, blocks), cb), pixels), p0), x_blk
+            )
+            k0 = kb.imul(cb, x_blk)
+
+            def over_ci(ci: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                k = kb.imul(kb.iadd(k0, ci), y_blk)
+                bs = [kb.vload(w_flat, [kb.iadd(wb, k)], lanes) for wb in w_bases]
+                new = list(acc)
+                for r in range(rows):
+                    at = kb.iadd(d_base, kb.iadd(ci, r * x_blk))
+                    a = kb.vsplat(kb.load(d_flat, [at]), lanes)
+                    for j in range(nv):
+                        new[r * nv + j] = kb.mac(a, bs[j], new[r * nv + j])
+                return new
+
+            return kb.fold_loop(0, x_blk, acc, over_ci)
+
+        sums = kb.fold_loop(0, blocks, [zero] * (rows * nv), over_cb)
+        for r in range(rows):
+            for j in range(nv):
+                kb.vstore(sums[r * nv + j], o_flat, [kb.iadd(o_bases[j], r * y_blk)])
+
+    with kb.parallel([n_, groups_n, col_tiles]) as (n, g, ct):
+        v0 = kb.imul(ct, nv)
+        t_lo = kb.imul(g, per_group)
+        with kb.loop(t_lo, kb.imin(kb.iadd(t_lo, per_group), full)) as t:
+            tile(n, kb.imul(t, mr), mr, v0)
+        if rest:
+
+            def last() -> list[SSAValue]:
+                tile(n, full * mr, rest, v0)
+                return []
+
+            if groups_n == 1:
+                last()
+            else:
+                kb.if_(kb.icmp("eq", g, groups_n - 1), last)
+        if epilogue is not None:
+            p_lo = kb.imul(t_lo, mr)
+            p_hi = kb.imin(kb.iadd(p_lo, per_group * mr), pixels)
+            if nv % per_block == 0:  # whole blocks: each pixel's lanes in a run
+                runs = [
+                    (kb.iadd(kb.udiv(v0, per_block), b), 0, y_blk)
+                    for b in range(nv // per_block)
+                ]
+            else:
+                runs = [(*vector_at(kb.iadd(v0, j)), lanes) for j in range(nv)]
+            for ob, lane0, count in runs:
+                with (
+                    kb.loop(
+                        kb.udiv(p_lo, ow), kb.iadd(kb.udiv(kb.isub(p_hi, 1), ow), 1)
+                    ) as y,
+                    kb.loop(
+                        kb.imax(kb.isub(p_lo, kb.imul(y, ow)), 0),
+                        kb.imin(kb.isub(p_hi, kb.imul(y, ow)), ow),
+                    ) as x,
+                    kb.loop(0, count) as c,
+                ):
+                    idx = [n, ob, y, x, kb.iadd(lane0, c)]
+                    kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+    return True
 
 
 @materialize(nn.Conv2DNCHWcOp)
@@ -1107,17 +1310,22 @@ def depthwise_nchwc(
     channel, so the ``c`` channels of a block are the vector lanes of the inputs,
     the weights and the sums alike.
 
-    The threads share out (batch entry, channel block, group of output rows). An
-    output row is cut into tiles of pixels (:func:`~xrelay.lowering.tiling.row_tile`,
-    the last tile moved back to end with the row) whose ``tile`` sums (one vector of
-    ``c`` lanes per pixel) stay in registers through an ``scf`` loop over the kernel
-    rows that reach the data. Each kernel row is a vector FMA per pixel and kernel
-    column, the columns written out (``kw * tile`` vector ops, ``c`` times fewer
-    than lane by lane): with stride 1 neighbouring pixels share their input loads,
-    and a pixel whose window can reach the padding at that column (in some tile)
-    reads a clamped column and a ``select`` makes the
-    vector zero outside the data. Stored ``f32`` / ``f64`` operands only (the
-    others: :func:`_depthwise_nchwc_scalars`)."""
+    The threads share out (batch entry, channel block, group of output rows). The
+    ``c`` channels of a block are cut into parts of one host vector each
+    (:func:`depthwise_vector`: 16 channels are two parts on AVX2, one on AVX-512), and
+    an output row of one part is cut into tiles of pixels
+    (:func:`~xrelay.lowering.tiling.depthwise_tile`, the last tile moved back to end
+    with the row) whose ``tile`` sums stay in registers through an ``scf`` loop over
+    the kernel rows that reach the data: one register per pixel, so a tile holds as
+    many pixels as the registers allow (7 at stride 1 on AVX2, where whole 16-channel
+    pixels gave tiles of 4), and with stride 1 neighbouring pixels share their input
+    loads. Each kernel row is a vector FMA per pixel and kernel
+    column, the columns written out; a pixel whose window can reach the padding at
+    that column (in some tile) reads a clamped column and a ``select`` makes the
+    vector zero outside the data. The epilogue runs over each output row once its
+    parts are stored (a long loop: sigmoid-like epilogues are bound by their
+    latency in short ones). Stored ``f32`` / ``f64`` operands only (the others:
+    :func:`_depthwise_nchwc_scalars`)."""
     op = cx.op
     assert isinstance(op, nn.Conv2DNCHWcOp)
     kb = cx.kb
@@ -1138,50 +1346,73 @@ def depthwise_nchwc(
     n_, cb_n, h, w, lanes = data.shape
     _, _, kh, kw, _, _ = weight.shape
     _, _, oh, ow, _ = out.shape
-    tile = row_tile(ow, 1, lanes, dt.itemsize)
+    width = depthwise_vector(lanes, dt)
+    parts = lanes // width
+    tile = depthwise_tile(ow, sw)
     tiles, last, low, high = tile_edges(ow, w, tile, kw, sw, dw, pl)
-    zero = kb.vsplat(kb.zero(dt), lanes)
+    zero = kb.vsplat(kb.zero(dt), width)
     flat_w, flat_in, flat_out = kb.flat(weight_buf), kb.flat(data_buf), kb.flat(out)
     group = conv_row_group(oh, n_ * cb_n)
     with kb.parallel([n_, cb_n, -(-oh // group)]) as (n, cb, g):
         y_lo = kb.imul(g, group)
         y_hi = kb.imin(kb.iadd(y_lo, group), oh)
-        with kb.loop(y_lo, y_hi) as y, kb.loop(0, tiles * tile, tile) as xt:
-            x = xt if ow % tile == 0 else kb.imin(xt, last)
+        with kb.loop(y_lo, y_hi) as y:
             y0 = kb.isub(kb.imul(y, sh), pt)
             ky_lo, ky_hi = tap_range(kb, y0, kh, dh, 0, h)
-            x0 = kb.isub(kb.imul(x, sw), pl)
+            out_row = kb.flat_index([n, cb, y, 0, 0], out.shape)
+            with (
+                kb.loop(0, tiles * tile, tile) as xt,
+                kb.loop(0, parts) as part,
+            ):
+                x = xt if ow % tile == 0 else kb.imin(xt, last)
+                x0 = kb.isub(kb.imul(x, sw), pl)
+                lane0 = kb.imul(part, width)
 
-            def row(ky: Index, acc: list[SSAValue]) -> list[SSAValue]:
-                iy = kb.iadd(y0, kb.imul(ky, dh))
-                row_at = kb.flat_index([n, cb, iy, 0, 0], data.shape)
-                w_at = kb.flat_index([cb, 0, ky, 0, 0, 0], weight.shape)
-                acc = list(acc)
-                for kx in range(kw):
-                    wv = kb.vload(flat_w, [kb.iadd(w_at, kx * lanes)], lanes)
-                    for t in range(tile):
-                        ix, ok = padded_column(
-                            kb,
-                            kb.iadd(x0, t * sw + kx * dw),
-                            w,
-                            low[t][kx],
-                            high[t][kx],
-                        )
-                        at = kb.iadd(row_at, kb.imul(ix, lanes))
-                        v = kb.vload(flat_in, [at], lanes)
-                        if ok is not None:
-                            v = kb.select(ok, v, zero)
-                        acc[t] = kb.mac(v, wv, acc[t])
-                return acc
+                def row(ky: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                    iy = kb.iadd(y0, kb.imul(ky, dh))
+                    row_at = kb.iadd(
+                        kb.flat_index([n, cb, iy, 0, 0], data.shape), lane0
+                    )
+                    w_at = kb.iadd(
+                        kb.flat_index([cb, 0, ky, 0, 0, 0], weight.shape), lane0
+                    )
+                    acc = list(acc)
+                    for kx in range(kw):
+                        wv = kb.vload(flat_w, [kb.iadd(w_at, kx * lanes)], width)
+                        for t in range(tile):
+                            ix, ok = padded_column(
+                                kb,
+                                kb.iadd(x0, t * sw + kx * dw),
+                                w,
+                                low[t][kx],
+                                high[t][kx],
+                            )
+                            at = kb.iadd(row_at, kb.imul(ix, lanes))
+                            v = kb.vload(flat_in, [at], width)
+                            if ok is not None:
+                                v = kb.select(ok, v, zero)
+                            acc[t] = kb.mac(v, wv, acc[t])
+                    return acc
 
-            acc = kb.fold_loop(ky_lo, ky_hi, [zero] * tile, row)
-            for t in range(tile):
-                at = kb.flat_index([n, cb, y, kb.iadd(x, t), 0], out.shape)
-                kb.vstore(acc[t], flat_out, [at])
+                acc = kb.fold_loop(ky_lo, ky_hi, [zero] * tile, row)
+                base = kb.iadd(kb.iadd(out_row, kb.imul(x, lanes)), lane0)
+                for t in range(tile):
+                    kb.vstore(acc[t], flat_out, [kb.iadd(base, t * lanes)])
             if epilogue is not None:
-                with kb.loop(0, tile) as t, kb.loop(0, lanes) as c:
-                    idx = [n, cb, y, kb.iadd(x, t), c]
+                # over the whole row once its sums are stored (still in the L1
+                # cache): one long loop, whose iterations the core overlaps
+                with kb.loop(0, ow) as x, kb.loop(0, lanes) as c:
+                    idx = [n, cb, y, x, c]
                     kb.store(epilogue(kb.load(out, idx), idx), out, idx)
+
+
+def depthwise_vector(block: int, dt: DType) -> int:
+    """Lanes of the vectors :func:`depthwise_nchwc` computes a block of ``block``
+    channels of ``dt`` in: the host's vector lanes when they divide the block
+    (parts of a block), else the largest divisor of the block below them (the whole
+    block when it fits a vector)."""
+    lanes = max(1, host_vector_unit().bytes // dt.itemsize)
+    return max(d for d in range(1, min(lanes, block) + 1) if block % d == 0)
 
 
 def _depthwise_nchwc_scalars(

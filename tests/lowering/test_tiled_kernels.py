@@ -527,6 +527,58 @@ def test_grouped_nchwc_odd_shapes(rng: Gen, check: Check, case: Any):
     check(_grouped_cases(rng, case))
 
 
+@pytest.mark.parametrize(
+    "unit",
+    [tiling.VectorUnit(16, 16), tiling.VectorUnit(64, 32)],
+    ids=["sse", "avx512"],
+)
+def test_depthwise_nchwc_any_vector_unit(
+    monkeypatch: pytest.MonkeyPatch,
+    rng: Gen,
+    check: Check,
+    case: Any,
+    unit: tiling.VectorUnit,
+):
+    """The depthwise kernel's parts (a block cut into host vectors: four parts of
+    a 16-channel block with SSE's 4 lanes, one with AVX-512's 16) and tiles (from
+    the host's registers) give the same results whatever the host's vector unit
+    (the code itself is compiled for this host)."""
+    from xrelay.lowering.kernels import conv
+
+    monkeypatch.delenv("XRELAY_TILE_ROWS", raising=False)
+    monkeypatch.setattr(conv, "host_vector_unit", lambda: unit)
+    monkeypatch.setattr(tiling, "host_vector_unit", lambda: unit)
+    check(_depthwise_cases(rng, case))
+
+
+def test_depthwise_parts_and_tiles(monkeypatch: pytest.MonkeyPatch):
+    """A depthwise block is cut into vectors of the host's lanes (or the largest
+    divisor of the block below them); a tile holds as many one-register pixels as
+    fit beside the input columns they share: 7 at stride 1 and 5 at stride 2 on
+    AVX2, 14 and 10 on AVX-512; no wider than the row, cutting it evenly where a
+    size near the bound does; ``XRELAY_TILE_ROWS`` fixes it."""
+    from xrelay.lowering.kernels import conv
+
+    f32, f64 = np.dtype("float32"), np.dtype("float64")
+    monkeypatch.delenv("XRELAY_TILE_ROWS", raising=False)
+    avx2, avx512 = tiling.VectorUnit(32, 16), tiling.VectorUnit(64, 32)
+    for unit, widths, tiles in (
+        (avx2, {(16, f32): 8, (8, f32): 8, (4, f32): 4, (16, f64): 4, (6, f32): 6},
+         {(56, 1): 7, (25, 2): 5, (28, 2): 4, (14, 1): 7, (3, 1): 3, (23, 1): 6}),
+        (avx512, {(16, f32): 16, (8, f32): 8, (48, f32): 16, (16, f64): 8},
+         {(56, 1): 14, (30, 2): 10, (28, 2): 7, (112, 1): 14, (7, 2): 7}),
+    ):  # fmt: skip
+        monkeypatch.setattr(conv, "host_vector_unit", lambda u=unit: u)
+        monkeypatch.setattr(tiling, "host_vector_unit", lambda u=unit: u)
+        for (block, dt), width in widths.items():
+            assert conv.depthwise_vector(block, dt) == width, (unit, block, dt)
+        for (row, stride), tile in tiles.items():
+            assert tiling.depthwise_tile(row, stride) == tile, (unit, row, stride)
+    monkeypatch.setenv("XRELAY_TILE_ROWS", "3")
+    assert tiling.depthwise_tile(56, 1) == 3
+    assert tiling.depthwise_tile(2, 1) == 2
+
+
 def _dense_pack_cases(rng: Gen, case: Any) -> list[Any]:
     out: list[Any] = []
     # (M, K, units, n): 1 row; blocks not a multiple of the tile; K = 1; large K
