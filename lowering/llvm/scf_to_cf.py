@@ -11,8 +11,9 @@ are rewritten directly on the IR (blocks split and moved, results replaced), the
 branches, step and comparison built with ``Operation.create`` (:func:`branch`,
 :func:`cond_branch`, :mod:`xrelay.lowering.fast_arith`: each checked equal to the
 IRDL constructor's op by ``tests/lowering/test_scf_to_cf.py``) instead of the
-pattern rewriter and IRDL's generic constructor, which were most of the time (ResNet-18:
-0.10 s -> 0.03 s CPU). ``scf.index_switch`` (rare) keeps xDSL's pattern.
+pattern rewriter and IRDL's generic constructor, which were most of the time
+(ResNet-18: 0.095 s -> 0.04 s CPU). ``scf.index_switch`` (rare) keeps xDSL's
+pattern.
 """
 
 from __future__ import annotations
