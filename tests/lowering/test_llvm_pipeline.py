@@ -87,3 +87,16 @@ def test_results(built: dict[str, Any]) -> None:
     want = np.einsum("chwij,ocij->ohw", windows, built["weight"])[None]
     np.testing.assert_allclose(conv, np.maximum(want, 0), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(sig, 1 / (1 + np.exp(-z)), rtol=1e-5, atol=1e-6)
+
+
+def test_host_calls_the_barrier(built: dict[str, Any]) -> None:
+    """The team barrier stays one function that the host calls between layers: inlined
+    at each call, its code made LLVM's work on the host grow with the layers."""
+    host = _function(built["ir"], "main")
+    calls = host.count('@"xrelay_barrier"(')
+    assert calls >= 1
+    barrier = _function(built["ir"], "xrelay_barrier")
+    assert "noinline" in barrier.splitlines()[0]
+    optimized_host = _function(built["opt"], "main")
+    assert optimized_host.count("@xrelay_barrier(") == calls
+    assert "atomicrmw" not in optimized_host
