@@ -3,7 +3,7 @@
 The steps, in order (:func:`lower_to_llvm`):
 
 1. :mod:`.host_abi`: weights and the arena become pointer arguments of the host;
-2. :mod:`.scf_to_cf` (xDSL's ``convert-scf-to-cf`` rewrites, applied once per op);
+2. :mod:`.scf_to_cf` (the blocks of xDSL's ``convert-scf-to-cf``, each op rewritten once);
 3. :mod:`.memref_to_llvm`: buffers become pointers, loads and stores typed
    ``getelementptr`` addresses (in place of xDSL's ``convert-memref-to-ptr``,
    ``convert-ptr-type-offsets`` and ``convert-ptr-to-llvm``: see the module);

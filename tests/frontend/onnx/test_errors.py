@@ -297,3 +297,84 @@ def test_shape_of_the_wrong_rank() -> None:
     assert message.endswith(
         "shape['x'] = (2, 3, 1) has rank 3 but input 'x' has rank 2"
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Files read once and checked from memory, unless tensors live in other files
+
+
+def test_file_checked_from_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checker gets the bytes that are parsed (one read of the file); when a
+    tensor lives in another file, the path is checked too (which finds that file)."""
+    checked: list[type] = []
+    check = onnx.checker.check_model
+
+    def spy(m: Any, *args: Any, **kwargs: Any) -> None:
+        checked.append(type(m))
+        check(m, *args, **kwargs)
+
+    monkeypatch.setattr(onnx.checker, "check_model", spy)
+    path = tmp_path / "m.onnx"
+    onnx.save(valid_model(), path)
+    mod, _ = from_onnx(path)
+    assert checked == [bytes]
+    assert "relay.nn.relu" in str(mod)
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    onnx.save_model(
+        valid_model(),
+        str(folder / "m.onnx"),
+        save_as_external_data=True,
+        size_threshold=0,
+    )
+    checked.clear()
+    from_onnx(folder / "m.onnx")
+    assert checked == [bytes, str]
+
+
+def _external(tensor: onnx.TensorProto) -> onnx.TensorProto:
+    tensor.data_location = TensorProto.EXTERNAL
+    tensor.ClearField("raw_data")
+    tensor.external_data.add(key="location", value="gone.bin")
+    return tensor
+
+
+def test_external_tensors_are_found_everywhere() -> None:
+    from xrelay.frontend.onnx.importer import (
+        _uses_external_data,  # pyright: ignore[reportPrivateUsage]
+    )
+
+    assert not _uses_external_data(valid_model())
+    in_init = valid_model()
+    _external(in_init.graph.initializer[0])
+    assert _uses_external_data(in_init)
+    const = numpy_helper.from_array(np.ones(3, np.float32), "c")
+    in_attr = model(
+        [helper.make_node("Constant", [], ["y"], value=_external(const))],
+        [],
+        [vi("y", [3])],
+    )
+    assert _uses_external_data(in_attr)
+    body = helper.make_graph(
+        [helper.make_node("Constant", [], ["z"], value=_external(const))],
+        "body",
+        [],
+        [vi("z", [3])],
+    )
+    in_subgraph = model(
+        [helper.make_node("If", ["c0"], ["y"], then_branch=body, else_branch=body)],
+        [vi("c0", [], TensorProto.BOOL)],
+        [vi("y", [3])],
+    )
+    assert _uses_external_data(in_subgraph)
+
+
+def test_missing_external_data_fails_the_checker_by_path(tmp_path: Path) -> None:
+    m = valid_model()
+    _external(m.graph.initializer[0])
+    path = tmp_path / "ext.onnx"
+    path.write_bytes(m.SerializeToString())
+    message = import_error(path)
+    assert message.startswith(f"{path}: "), message
