@@ -80,7 +80,9 @@ from xrelay.dialects.relay.nn import (
 )
 from xrelay.dialects.relay.pooling import AvgPool2DOp
 from xrelay.dialects.relay.qnn_canonical import (
+    GENERAL,
     QnnBuilder,
+    bounded_plan,
     properties_of,
     quantize_plan,
 )
@@ -764,10 +766,31 @@ class QnnBinaryOp(QnnOp):
         """The canonical form of :meth:`combine`."""
         raise NotImplementedError
 
+    def value_bound(self, b: QnnBuilder) -> float | None:
+        """A bound of ``|combine|`` over every value of the operands' type when the
+        scales and zero points are constants (``None`` otherwise: the general
+        rounding)."""
+        return None
+
+    def side_bound(self, b: QnnBuilder, side: int) -> tuple[float, Array] | None:
+        """``(largest |x - zero_point|, |scale|)`` of ``lhs`` (0) or ``rhs`` (1) with
+        constant parameters (``None`` otherwise)."""
+        x = self.operands[side]
+        span = b.centered_span(x, self.operands[3 + 2 * side])
+        scale = b.constant_of(self.operands[2 + 2 * side])
+        if span is None or scale is None or scale.size == 0:
+            return None
+        return span, np.abs(np.asarray(scale, np.float32))
+
     def canonicalize(self, b: QnnBuilder) -> SSAValue:
         v = self.combine_canonical(b, b.scalar(self.output_scale))
         dtype = b.dtype_of(self.lhs)
-        return b.saturate_round(v, b.scalar(self.output_zero_point), dtype)
+        zero_point = b.scalar(self.output_zero_point)
+        plan = GENERAL
+        bound = self.value_bound(b)
+        if bound is not None and np.isfinite(bound):
+            plan = bounded_plan(bound, b.constant_of(zero_point))
+        return b.saturate_round(v, zero_point, dtype, plan=plan)
 
 
 class QnnAddLikeOp(QnnBinaryOp):
@@ -784,6 +807,19 @@ class QnnAddLikeOp(QnnBinaryOp):
         va = a.astype(np.float32) * scale_ratio(sa, out_scale)
         vb = b.astype(np.float32) * scale_ratio(sb, out_scale)
         return va + vb if self.SIGN > 0 else va - vb
+
+    def value_bound(self, b: QnnBuilder) -> float | None:
+        out = b.constant_of(self.output_scale)
+        sides = [self.side_bound(b, 0), self.side_bound(b, 1)]
+        if out is None or out.size == 0:
+            return None
+        total = 0.0
+        for found in sides:
+            if found is None:
+                return None
+            span, scale = found
+            total += span * float(np.max(scale_ratio(scale, np.abs(out))))
+        return total
 
     def combine_canonical(self, b: QnnBuilder, out_scale: SSAValue) -> SSAValue:
         (a, sa), (c, sc) = self.side(b, 0), self.side(b, 1)
@@ -823,6 +859,15 @@ class QnnMulOp(QnnBinaryOp):
         product = a * b  # int32
         ratio = scale_ratio(np.asarray(sa, np.float32) * sb, out_scale)
         return product.astype(np.float32) * ratio
+
+    def value_bound(self, b: QnnBuilder) -> float | None:
+        out = b.constant_of(self.output_scale)
+        lhs, rhs = self.side_bound(b, 0), self.side_bound(b, 1)
+        if out is None or out.size == 0 or lhs is None or rhs is None:
+            return None
+        scales = np.max(lhs[1]) * np.max(rhs[1])  # float32, as the kernels
+        ratio = float(np.max(scale_ratio(scales, np.abs(out))))
+        return lhs[0] * rhs[0] * ratio
 
     def combine_canonical(self, b: QnnBuilder, out_scale: SSAValue) -> SSAValue:
         (a, sa), (c, sc) = self.side(b, 0), self.side(b, 1)

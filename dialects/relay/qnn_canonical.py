@@ -97,8 +97,17 @@ def requantize_plan(
     if r.size == 0 or not np.all(np.isfinite(r)):
         return GENERAL
     info = np.iinfo(np.dtype(acc_dtype))
-    bound = max(abs(int(info.min)), int(info.max)) * float(r.max())
-    bound *= 1 + 2.0**-20  # float32(acc) and the product round up by less
+    return bounded_plan(
+        max(abs(int(info.min)), int(info.max)) * float(r.max()), zero_point
+    )
+
+
+def bounded_plan(bound: float, zero_point: Array | None) -> RequantizePlan:
+    """The steps a value known finite with ``|v| <= bound`` (before float32 rounding:
+    the few roundings of the expression that computes it move the bound up by
+    less than ``2**-20`` of it) needs to be rounded and offset by the constant
+    ``zero_point`` (``None``: not a constant) exactly (see the module docstring)."""
+    bound *= 1 + 2.0**-20
     rounding = "magic" if bound < 2.0**22 else "shift" if bound < TWO_23 else "general"
     wide = True
     if zero_point is not None:
@@ -216,6 +225,18 @@ class QnnBuilder:
                 info = np.iinfo(source)
                 return int(info.min), int(info.max)
         return None
+
+    def centered_span(self, x: SSAValue, zero_point: SSAValue) -> float | None:
+        """The largest ``|x - zero_point|`` for an integer ``x`` (any value of its
+        type) and a constant ``zero_point``; ``None`` when the zero point is not a
+        constant or ``x`` not an integer of at most 32 bits."""
+        dtype = np.dtype(self.dtype_of(x))
+        zp = self.constant_of(zero_point)
+        if dtype.kind not in "iu" or dtype.itemsize > 4 or zp is None or zp.size == 0:
+            return None
+        info = np.iinfo(dtype)
+        z = np.asarray(zp).astype(np.int64)
+        return float(max(int(info.max) - int(z.min()), int(z.max()) - int(info.min)))
 
     def ratio_of(self, numerator: SSAValue, denominator: SSAValue) -> Array | None:
         """``numerator / denominator`` in float32 when both are constants."""

@@ -207,6 +207,33 @@ def test_binary(kind: str):
     )
 
 
+def test_binary_with_constant_parameters_every_pair_bit_for_bit():
+    """Constant scales and zero points bound the float value (at most ``255 *
+    (ratio_l + ratio_r)``), so the canonical add / subtract / mul leave out the NaN
+    test, the clamp and int64 (``bounded_plan``): on every pair of uint8 values,
+    with ratios that make exact ties, the canonical form (interpreted and built)
+    gives the reference's bits."""
+    a = np.repeat(np.arange(256, dtype=np.uint8), 256)
+    b = np.tile(np.arange(256, dtype=np.uint8), 256)
+    p = relay.var("p", shape=a.shape, dtype="uint8")
+    q = relay.var("q", shape=b.shape, dtype="uint8")
+    left, right = (c(0.5, F32), c(131, I32)), (c(0.25, F32), c(3, I32))
+    outs = [
+        relay.qnn.op.add(p, q, *left, *right, c(1.0, F32), c(128, I32)),
+        relay.qnn.op.subtract(p, q, *left, *right, c(2.0, F32), c(100, I32)),
+        relay.qnn.op.mul(p, q, *left, *right, c(8.0, F32), c(5, I32)),
+    ]
+    mod = relay.IRModule.from_expr(relay.Function([p, q], relay.Tuple(outs)))
+    canon = canonicalized(mod)
+    names = [op.name for op in canon.module.walk()]
+    assert "relay.not_equal" not in names
+    assert "relay.where" not in names
+    want = interpret(mod, a, b)
+    for got in (interpret(canon, a, b), xrelay.build(mod)(a, b)):
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(np.asarray(g), w)
+
+
 def test_concatenate_and_avg_pool2d():
     rng = np.random.default_rng(5)
     a = rng.integers(-128, 128, size=(1, 2, 5, 5)).astype(np.int8)

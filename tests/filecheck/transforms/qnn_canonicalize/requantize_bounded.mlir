@@ -90,3 +90,69 @@ func.func @scale_of_a_parameter(%a: tensor<2x4xi32>, %x: tensor<f32>) -> tensor<
   %r = relay.qnn.requantize %a, %si, %z, %so, %z {axis = 0 : i64, out_dtype = ui8} : (tensor<2x4xi32>, tensor<2xf32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2x4xui8>
   func.return %r : tensor<2x4xui8>
 }
+
+// -----
+
+// qnn.add with constant scales and zero points: |v| <= 255 * (0.5 + 0.25) / 0.0625
+// at most, far below 2**22: no NaN test, no clamp, the two-op rounding, int32 (the
+// residual adds of a quantized ResNet: an int64 cast does not vectorise on AVX2).
+// CHECK-LABEL: func.func @add_bounded
+// CHECK:         %[[V:.*]] = relay.add %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %[[M:.*]] = relay.constant dense<0x4B400000> : tensor<f32>
+// CHECK-NEXT:    %[[U:.*]] = relay.add %[[V]], %[[M]]
+// CHECK-NEXT:    %[[D:.*]] = relay.subtract %[[U]], %[[M]]
+// CHECK-NEXT:    relay.cast %[[D]] {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>
+// CHECK-NOT:     relay.not_equal
+// CHECK-NOT:     relay.where
+// CHECK-NOT:     i64
+func.func @add_bounded(%a: tensor<4xui8>, %b: tensor<4xui8>) -> tensor<4xui8> {
+  %sa = relay.constant dense<0.5> : tensor<f32>
+  %sb = relay.constant dense<0.25> : tensor<f32>
+  %so = relay.constant dense<0.0625> : tensor<f32>
+  %za = relay.constant dense<128> : tensor<i32>
+  %zo = relay.constant dense<3> : tensor<i32>
+  %r = relay.qnn.add %a, %b, %sa, %za, %sb, %za, %so, %zo : (tensor<4xui8>, tensor<4xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xui8>
+  func.return %r : tensor<4xui8>
+}
+
+// -----
+
+// qnn.mul: |v| <= 255 * 255 * (0.5 * 0.5 / 0.0625) = 4 * 255**2 < 2**22: bounded too.
+// CHECK-LABEL: func.func @mul_bounded
+// CHECK:         relay.constant dense<0x4B400000> : tensor<f32>
+// CHECK-NOT:     relay.not_equal
+// CHECK-NOT:     relay.where
+// CHECK-NOT:     i64
+func.func @mul_bounded(%a: tensor<4xui8>, %b: tensor<4xui8>) -> tensor<4xui8> {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %so = relay.constant dense<0.0625> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i32>
+  %r = relay.qnn.mul %a, %b, %s, %z, %s, %z, %so, %z : (tensor<4xui8>, tensor<4xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xui8>
+  func.return %r : tensor<4xui8>
+}
+
+// -----
+
+// Negative: int32 operands (|x - zp| up to 2**32) make |v| reach past 2**23: the
+// general rounding with the sign shift and the where, in int64; and a zero point
+// that is not a constant keeps every step.
+// CHECK-LABEL: func.func @add_wide
+// CHECK-NOT:     relay.not_equal
+// CHECK:         relay.sign
+// CHECK:         relay.where
+// CHECK:         relay.cast %{{.*}} {dtype = i64}
+// CHECK-LABEL: func.func @add_unknown_zero_point
+// CHECK:         relay.not_equal
+// CHECK:         relay.where
+func.func @add_wide(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i32>
+  %r = relay.qnn.add %a, %b, %s, %z, %s, %z, %s, %z : (tensor<4xi32>, tensor<4xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xi32>
+  func.return %r : tensor<4xi32>
+}
+func.func @add_unknown_zero_point(%a: tensor<4xui8>, %b: tensor<4xui8>, %za: tensor<i32>) -> tensor<4xui8> {
+  %s = relay.constant dense<0.5> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i32>
+  %r = relay.qnn.add %a, %b, %s, %za, %s, %z, %s, %z : (tensor<4xui8>, tensor<4xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xui8>
+  func.return %r : tensor<4xui8>
+}
