@@ -5,9 +5,9 @@ The kernel is a ``func.func`` on memrefs whose arguments are, in order: the grou
 inputs, the weights (constants with more than one element, passed by pointer), the
 group's outputs, and scratch buffers for the intermediate values that must be stored.
 Constants with one element are inlined as ``arith.constant``, except in a kernel of
-integer products (:func:`runtime_scalars`: the requantize epilogues of quantized
-models), which takes them as weights, so that layers of one shape whose scales and
-zero points differ share one kernel.
+a quantized model's integer form (:func:`runtime_scalars`: the requantize
+epilogues, the zero points), which takes them as weights, so that layers of one
+shape whose scales and zero points differ share one kernel.
 
 A kernel with *channel blocks at run time* (:func:`channel_blocks`: a blocked
 convolution whose calls differ only in their count of input-channel blocks, the 1x1
@@ -61,34 +61,30 @@ def is_scalar_constant(op: ConstantOp) -> bool:
     return int(np.prod(cast(TensorType, op.value.get_type()).get_shape())) == 1
 
 
-def has_integer_products(group: Group) -> bool:
-    """Whether ``group`` holds an op multiplying int16 operands into int32 (the
-    integer convolutions and products ``relay.qnn.transform.Legalize`` makes)."""
+def is_quantized(group: Group) -> bool:
+    """Whether ``group`` computes int16 values: the integer form
+    ``relay.qnn.transform.Legalize`` gives 8-bit operands (``int16(x) - zero
+    point``), read by the integer convolutions and products (int32 sums) and
+    written by the requantize epilogues and the centering kernels before them."""
     for op in group.ops:
-        if not op.operands or not op.results:
-            continue
-        ty = op.results[0].type
-        if not isinstance(ty, TensorType) or str(ty.get_element_type()) != "i32":
-            continue
-        if any(
-            isinstance(v.type, TensorType) and str(v.type.get_element_type()) == "i16"
-            for v in op.operands
-        ):
-            return True
+        for v in (*op.operands, *op.results):
+            ty = v.type
+            if isinstance(ty, TensorType) and str(ty.get_element_type()) == "i16":
+                return True
     return False
 
 
 def runtime_scalars(group: Group) -> set[SSAValue]:
     """The scalar constants (one element) of ``group`` its kernel takes as weights
-    (by pointer, read once at its top) instead of inlining them: in a group of
-    integer products (:func:`has_integer_products`), those whose every reader in
+    (by pointer, read once at its top) instead of inlining them: in a quantized
+    group (:func:`is_quantized`), those whose every reader in
     the group emits the same code for any value
     (:attr:`~xrelay.lowering.kernels.OpLowering.scalars_at_run_time`: add,
     multiply, ...). The quantized layers of one shape then differ only in the
     weights they pass (zero points, requantize multipliers): one kernel serves them
     all, as one float kernel serves same-shaped float layers. Float kernels keep
     their constants inline (nothing changes there)."""
-    if not has_integer_products(group):
+    if not is_quantized(group):
         return set()
     members = set(group.ops)
     candidates: list[SSAValue] = [
