@@ -156,3 +156,23 @@ func.func @add_unknown_zero_point(%a: tensor<4xui8>, %b: tensor<4xui8>, %za: ten
   %r = relay.qnn.add %a, %b, %s, %za, %s, %z, %s, %z : (tensor<4xui8>, tensor<4xui8>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xui8>
   func.return %r : tensor<4xui8>
 }
+
+// -----
+
+// A QNN op of constants (a quantized model's int32 bias requantized) becomes the
+// constant its numpy semantics give: round(40 * 0.25) + 1 = 11, round(-6 * 0.25)
+// + 1 = -1 (ties to even: -1.5 -> -2); no canonical ops for FoldConstant to fold.
+// CHECK-LABEL: func.func @constant_operands
+// CHECK:         %[[C:.*]] = relay.constant dense<[11, -1]> : tensor<2xi8>
+// CHECK-NOT:     relay.cast
+// CHECK-NOT:     relay.qnn
+// CHECK:         func.return %[[C]]
+func.func @constant_operands() -> tensor<2xi8> {
+  %a = relay.constant dense<[40, -6]> : tensor<2xi32>
+  %s = relay.constant dense<0.25> : tensor<f32>
+  %one = relay.constant dense<1.0> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i32>
+  %zo = relay.constant dense<1> : tensor<i32>
+  %r = relay.qnn.requantize %a, %s, %z, %one, %zo {out_dtype = i8} : (tensor<2xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2xi8>
+  func.return %r : tensor<2xi8>
+}
