@@ -4,7 +4,10 @@
 The kernel is a ``func.func`` on memrefs whose arguments are, in order: the group's
 inputs, the weights (constants with more than one element, passed by pointer), the
 group's outputs, and scratch buffers for the intermediate values that must be stored.
-Constants with one element are inlined as ``arith.constant``.
+Constants with one element are inlined as ``arith.constant``, except in a kernel of
+a quantized model's integer form (:func:`runtime_scalars`: the requantize
+epilogues, the zero points), which takes them as weights, so that layers of one
+shape whose scales and zero points differ share one kernel.
 
 A kernel with *channel blocks at run time* (:func:`channel_blocks`: a blocked
 convolution whose calls differ only in their count of input-channel blocks, the 1x1
@@ -38,6 +41,7 @@ from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.kernels import (
     BufferSource,
     InlineSource,
+    LoadedScalarSource,
     OpContext,
     OpLowering,
     ScalarSource,
@@ -55,6 +59,53 @@ Leaf = SSAValue
 def is_scalar_constant(op: ConstantOp) -> bool:
     """A constant with one element: inlined into kernels as an ``arith.constant``."""
     return int(np.prod(cast(TensorType, op.value.get_type()).get_shape())) == 1
+
+
+def is_quantized(group: Group) -> bool:
+    """Whether ``group`` computes int16 values: the integer form
+    ``relay.qnn.transform.Legalize`` gives 8-bit operands (``int16(x) - zero
+    point``), read by the integer convolutions and products (int32 sums) and
+    written by the requantize epilogues and the centering kernels before them."""
+    for op in group.ops:
+        for v in (*op.operands, *op.results):
+            ty = v.type
+            if isinstance(ty, TensorType) and str(ty.get_element_type()) == "i16":
+                return True
+    return False
+
+
+def runtime_scalars(group: Group) -> set[SSAValue]:
+    """The scalar constants (one element) of ``group`` its kernel takes as weights
+    (by pointer, read once at its top) instead of inlining them: in a quantized
+    group (:func:`is_quantized`), those whose every reader in
+    the group emits the same code for any value
+    (:attr:`~xrelay.lowering.kernels.OpLowering.scalars_at_run_time`: add,
+    multiply, ...). The quantized layers of one shape then differ only in the
+    weights they pass (zero points, requantize multipliers): one kernel serves them
+    all, as one float kernel serves same-shaped float layers. Float kernels keep
+    their constants inline (nothing changes there)."""
+    if not is_quantized(group):
+        return set()
+    members = set(group.ops)
+    candidates: list[SSAValue] = [
+        v for v, c in group.constants.items() if is_scalar_constant(c)
+    ]
+    candidates += [
+        op.result
+        for op in group.ops
+        if isinstance(op, ConstantOp) and is_scalar_constant(op)
+    ]
+    out: set[SSAValue] = set()
+    for v in candidates:
+        readers = [u.operation for u in v.uses if u.operation in members]
+        if readers and all(_reads_scalars_at_run_time(r) for r in readers):
+            out.add(v)
+    return out
+
+
+def _reads_scalars_at_run_time(op: Operation) -> bool:
+    low = lowering_for(op)
+    return low is not None and low.scalars_at_run_time
 
 
 @dataclass
@@ -197,18 +248,19 @@ def group_key(group: Group, runtime: ChannelBlocks | None = None) -> str:
 
     if runtime is not None:
         parts.append("channel blocks at run time")
+    passed = runtime_scalars(group)
     for v in group.inputs:
         number(v)
         const = group.constants.get(v)
         if const is None:
             parts.append(f"in {_type_text(v, runtime)}")
-        elif is_scalar_constant(const):
+        elif is_scalar_constant(const) and v not in passed:
             parts.append(f"scalar {v.type} {const.numpy().reshape(-1)[0]!r}")
         else:
             parts.append(f"weight {_type_text(v, runtime)}")
     for op in group.ops:
         if isinstance(op, ConstantOp):
-            if is_scalar_constant(op):
+            if is_scalar_constant(op) and op.result not in passed:
                 desc = f"scalar {op.result.type} {op.numpy().reshape(-1)[0]!r}"
             else:
                 desc = f"weight {_type_text(op.result, runtime)}"
@@ -393,9 +445,14 @@ class _GroupLowering:
             for j, op in enumerate(group.ops)
             if isinstance(op, ConstantOp)
         ]
+        passed = runtime_scalars(
+            Group(group.name, group.ops, group.inputs, group.outputs, self.constants)
+        )
         for kind, i, v in candidates:
             const = self.constants.get(v)
-            if const is None or is_scalar_constant(const) or id(const) in seen_weights:
+            if const is None or id(const) in seen_weights:
+                continue
+            if is_scalar_constant(const) and v not in passed:
                 continue
             seen_weights.add(id(const))
             weights.append(const)
@@ -500,7 +557,11 @@ class _GroupLowering:
         )
         for v, const in self.constants.items():
             shape, dt = info(v, f"{group.name}: constant")
-            if is_scalar_constant(const):
+            if v in passed:  # read once, before any loop
+                buf = weight_buf[id(const)]
+                value = kb.load(buf, [0] * buf.rank)
+                sources[v] = LoadedScalarSource(value, shape, dt)
+            elif is_scalar_constant(const):
                 sources[v] = ScalarSource(
                     kb, const.numpy().reshape(-1)[0].item(), shape, dt
                 )

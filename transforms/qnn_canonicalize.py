@@ -56,16 +56,25 @@ QNN_ROOTS: tuple[type[Operation], ...] = tuple(QNN_OPS)
 """The QNN op classes (the roots of :class:`RewriteQnnOp`)."""
 
 
+def canonical_form(op: QnnOp, b: QnnBuilder) -> SSAValue:
+    """What replaces ``op``: a constant when its operands are constants
+    (:meth:`QnnBuilder.folded`: no canonical ops emitted for FoldConstant to fold
+    back), else its canonical form (``op.canonicalize``)."""
+    value = b.folded(op)
+    return op.canonicalize(b) if value is None else value
+
+
 @register_pass("QnnCanonicalize")
 @dataclass(frozen=True, eq=False, repr=False)
 class QnnCanonicalize(PatternPass):
     """Rewrite ``relay.qnn.*`` ops into integer and float relay ops (Relay's
     QnnCanonicalize: function pass, opt_level 1, requires InferType): one walk of
-    :class:`RewriteQnnOp` asking each QNN op's ``canonicalize``."""
+    :class:`RewriteQnnOp` asking each QNN op's ``canonicalize`` (a QNN op of
+    constants becomes the constant: :func:`canonical_form`)."""
 
     def __post_init__(self) -> None:
         super().__init__(
-            [RewriteQnnOp(lambda op, b: op.canonicalize(b))],
+            [RewriteQnnOp(canonical_form)],
             PassInfo(1, "QnnCanonicalize", ["InferType"]),
             roots=QNN_ROOTS,
         )

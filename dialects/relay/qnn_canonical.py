@@ -231,6 +231,31 @@ class QnnBuilder:
             out = owner.compute(*args)
         return out if isinstance(out, np.ndarray) else None
 
+    def folded(self, op: RelayOp) -> SSAValue | None:
+        """``op``'s result as a constant when every operand is a constant (or a
+        small constant expression: :meth:`constant_of`) and the result has at most
+        :data:`CONSTANT_ELEMENTS` elements: the value of its numpy semantics, the
+        bits its canonical form would compute once FoldConstant folded it (the
+        requantize of a quantized model's int32 bias), without emitting that form
+        first. ``None`` otherwise."""
+        if len(op.results) != 1:
+            return None
+        ty = op.results[0].type
+        if (
+            not isinstance(ty, TensorType)
+            or np.prod(ty.get_shape()) > CONSTANT_ELEMENTS
+        ):
+            return None
+        args: list[Array] = []
+        for operand in op.operands:
+            arg = self.constant_of(operand)
+            if arg is None:
+                return None
+            args.append(arg)
+        with np.errstate(all="ignore"):
+            (value,) = op.evaluate(*args)
+        return self.const_array(np.asarray(value))
+
     def int_range(self, value: SSAValue) -> tuple[int, int] | None:
         """Bounds of the integer ``value``: a constant's extremes, or the range of
         the integer type a ``cast`` (through reshapes) converts from; ``None`` when

@@ -94,6 +94,24 @@ class ScalarSource:
 
 
 @dataclass
+class LoadedScalarSource:
+    """A scalar read from its buffer once, at the top of the kernel (a scalar
+    constant passed at run time: :func:`xrelay.lowering.group.runtime_scalars`),
+    broadcast to its shape."""
+
+    value: SSAValue
+    shape: tuple[int, ...]
+    dtype: DType
+
+    @property
+    def buffer(self) -> Buffer | None:
+        return None
+
+    def at(self, idx: Sequence[Index]) -> SSAValue:
+        return self.value
+
+
+@dataclass
 class InlineSource:
     """Result ``result`` of a pointwise op, computed where it is read."""
 
@@ -184,6 +202,11 @@ class OpLowering:
     """Whether :attr:`with_epilogue` can store the epilogue's values in a dtype other
     than the op's result (of its shape) for this op (an integer convolution whose
     int32 sums are requantized to 8 bits while they are hot); ``None``: never."""
+    scalars_at_run_time: bool = False
+    """The emitter never looks at the value of a scalar operand (it emits the same
+    code for a constant and for a value loaded at run time), so a kernel may take
+    such an operand as an argument instead of inlining it
+    (:func:`xrelay.lowering.group.runtime_scalars`)."""
 
     def emit(self, cx: OpContext, outs: list[Buffer]) -> None:
         """Write every result of the op into ``outs``."""
@@ -282,6 +305,13 @@ def epilogue_casts(
         return fn
 
     return register
+
+
+def scalars_at_run_time(*op_classes: type[RelayOp]) -> None:
+    """Declare :attr:`OpLowering.scalars_at_run_time` of ``op_classes`` (after their
+    emitters)."""
+    for cls in op_classes:
+        _LOWERINGS[cls] = dataclasses.replace(_LOWERINGS[cls], scalars_at_run_time=True)
 
 
 def materialize(*op_classes: type[RelayOp]) -> Callable[[Materialize], Materialize]:

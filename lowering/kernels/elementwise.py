@@ -26,6 +26,7 @@ from xrelay.lowering.kernels import (
     broadcast_index,
     identity_reads,
     pointwise,
+    scalars_at_run_time,
 )
 from xrelay.lowering.scalar_types import (
     DType,
@@ -310,6 +311,11 @@ def _bias_add(cx: OpContext, r: int, idx: list[Index]) -> SSAValue:
 
 
 identity_reads(ew.BinaryOp, ew.UnaryOp, ew.CastOp, ew.CastLikeOp, ew.WhereOp)
+# one instruction per element whatever the operands' values (unlike power, whose
+# small constant exponents become products)
+scalars_at_run_time(
+    ew.AddOp, ew.SubtractOp, ew.MultiplyOp, ew.MaximumOp, ew.MinimumOp, ew.WhereOp
+)
 identity_reads(ew.ReinterpretOp)
 identity_reads(ew.PReluOp, ew.BiasAddOp, operands=(0,))
 

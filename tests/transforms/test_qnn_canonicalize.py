@@ -292,6 +292,23 @@ def test_requantize_of_convolution_sums_is_bit_exact(peak: float):
     assert np.abs(want).max() > 0.8 * peak
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32"])
+def test_qnn_ops_of_constants_become_the_references_constant(dtype: str):
+    """A QNN op whose operands are constants (ties, saturation, NaN, infinities)
+    canonicalizes to one constant: the bits the op's numpy semantics give."""
+    x = tricky((3, 8), 9)
+    zp = {"int8": -3, "uint8": 128, "int32": 0}[dtype]
+    q = relay.qnn.op.quantize(c(x, F32), c(0.25, F32), c(zp, I32), out_dtype=dtype)
+    mod = relay.IRModule.from_expr(relay.Function([], q))
+    want = interpret(mod)
+    canon = canonicalized(mod)
+    names = [op.name for op in canon.module.walk() if op.name.startswith("relay.")]
+    assert set(names) == {"relay.constant"}
+    got = interpret(canon)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype
+
+
 def test_concatenate_and_avg_pool2d():
     rng = np.random.default_rng(5)
     a = rng.integers(-128, 128, size=(1, 2, 5, 5)).astype(np.int8)

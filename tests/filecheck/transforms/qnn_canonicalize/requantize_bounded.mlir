@@ -181,3 +181,23 @@ func.func @conv_of_int32_data(%x: tensor<1x2x4x4xi32>) -> tensor<1x2x4x4xui8> {
   %r = relay.qnn.requantize %c, %s, %zx, %h, %zx {out_dtype = ui8} : (tensor<1x2x4x4xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<1x2x4x4xui8>
   func.return %r : tensor<1x2x4x4xui8>
 }
+
+// -----
+
+// A QNN op of constants (a quantized model's int32 bias requantized) becomes the
+// constant its numpy semantics give: round(40 * 0.25) + 1 = 11, round(-6 * 0.25)
+// + 1 = -1 (ties to even: -1.5 -> -2); no canonical ops for FoldConstant to fold.
+// CHECK-LABEL: func.func @constant_operands
+// CHECK:         %[[C:.*]] = relay.constant dense<[11, -1]> : tensor<2xi8>
+// CHECK-NOT:     relay.cast
+// CHECK-NOT:     relay.qnn
+// CHECK:         func.return %[[C]]
+func.func @constant_operands() -> tensor<2xi8> {
+  %a = relay.constant dense<[40, -6]> : tensor<2xi32>
+  %s = relay.constant dense<0.25> : tensor<f32>
+  %one = relay.constant dense<1.0> : tensor<f32>
+  %z = relay.constant dense<0> : tensor<i32>
+  %zo = relay.constant dense<1> : tensor<i32>
+  %r = relay.qnn.requantize %a, %s, %z, %one, %zo {out_dtype = i8} : (tensor<2xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<2xi8>
+  func.return %r : tensor<2xi8>
+}
