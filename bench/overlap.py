@@ -3,14 +3,13 @@ kernel calls (:mod:`xrelay.lowering.overlap`, the default) and without it
 (``XRELAY_OVERLAP_MAX_NS=0``), run on 1 and 2 threads in alternating blocks in one
 process.
 
-    .venv/bin/python bench/families.py --out /tmp/fam      # Inception-V3, SqueezeNet...
-    .venv/bin/python bench/overlap.py [--models /tmp/fam] [--only NAME ...]
+    .venv/bin/python bench/overlap.py [--models DIR] [--only NAME ...]
 
-Models: an Inception-style stack built here (four branches per block: 1x1, 1x1 ->
-3x3, 1x1 -> 5x5, pool -> 1x1, concatenated) at 28 x 28 and 14 x 14, and every
-``zoo/<name>/model.onnx`` of ``--models`` (the shared models' layout). Columns: the
-calls the host runs side by side, the median ms of the best block per variant and
-thread count, and ``on/off`` on two threads (below 1: overlap is faster).
+Models: Relay's Inception-V3 workload (random weights) on images of 299, 139 and 75
+pixels square, and every ``zoo/<name>/model.onnx`` of ``--models`` (the shared
+models' layout). Columns: the calls the host runs side by side, the median ms of
+the best block per variant and thread count, and ``on/off`` on two threads (below
+1: overlap is faster).
 
 Figures only; nothing here passes or fails.
 """
@@ -28,34 +27,16 @@ from typing import Any
 import numpy as np
 
 
-def _inception(size: int) -> tuple[Any, list[np.ndarray[Any, Any]]]:
-    from xrelay import relay
+def _inception_v3(size: int) -> Callable[[], tuple[Any, dict[str, Any], list[Any]]]:
+    """Relay's Inception-V3 workload (``relay.testing.inception_v3``, random
+    weights) on ``size`` x ``size`` images."""
 
-    rng = np.random.default_rng(0)
-
-    def conv(x: Any, cin: int, cout: int, k: int) -> Any:
-        w = rng.standard_normal((cout, cin, k, k)).astype("float32") * 0.1
-        return relay.nn.relu(
-            relay.nn.conv2d(x, relay.const(w), padding=(k // 2, k // 2))
-        )
-
-    def block(x: Any, c: int) -> Any:
-        b1 = conv(x, c, 32, 1)
-        b2 = conv(conv(x, c, 24, 1), 24, 32, 3)
-        b3 = conv(conv(x, c, 8, 1), 8, 16, 5)
-        pool = relay.nn.max_pool2d(x, pool_size=(3, 3), strides=(1, 1), padding=(1, 1))
-        return relay.concatenate([b1, b2, b3, conv(pool, c, 16, 1)], axis=1)
-
-    x = relay.var("x", shape=(1, 64, size, size), dtype="float32")
-    y = block(block(block(x, 64), 96), 96)
-    data = rng.standard_normal((1, 64, size, size)).astype("float32")
-    return relay.IRModule.from_expr(relay.Function([x], y)), [data]
-
-
-def _stack(size: int) -> Callable[[], tuple[Any, dict[str, Any], list[Any]]]:
     def load() -> tuple[Any, dict[str, Any], list[Any]]:
-        mod, inputs = _inception(size)
-        return mod, {}, inputs
+        from xrelay.frontend.relay.testing import inception_v3
+
+        mod, params = inception_v3.get_workload(image_shape=(3, size, size))
+        data = np.random.default_rng(0).standard_normal((1, 3, size, size))
+        return mod, params, [data.astype("float32")]
 
     return load
 
@@ -73,15 +54,16 @@ def _onnx(path: Path) -> Callable[[], tuple[Any, dict[str, Any], list[Any]]]:
     return load
 
 
-def _build(mod: Any, params: dict[str, Any], overlap: bool) -> Any:
+def _build(mod: Any, params: dict[str, Any], max_ns: str) -> Any:
+    """Build with ``XRELAY_OVERLAP_MAX_NS=max_ns`` (empty: the default)."""
     import xrelay
 
     saved = os.environ.get("XRELAY_OVERLAP_MAX_NS")
     try:
-        if overlap:
-            os.environ.pop("XRELAY_OVERLAP_MAX_NS", None)
+        if max_ns:
+            os.environ["XRELAY_OVERLAP_MAX_NS"] = max_ns
         else:
-            os.environ["XRELAY_OVERLAP_MAX_NS"] = "0"
+            os.environ.pop("XRELAY_OVERLAP_MAX_NS", None)
         return xrelay.build(mod, params=params or None, cache=False)
     finally:
         if saved is None:
@@ -111,11 +93,16 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--blocks", type=int, default=6)
+    parser.add_argument(
+        "--max-ns",
+        default="",
+        help="XRELAY_OVERLAP_MAX_NS of the build with overlap (default: the default)",
+    )
     args = parser.parse_args()
 
     cases: dict[str, Callable[[], tuple[Any, dict[str, Any], list[Any]]]] = {}
-    for size in (28, 14):
-        cases[f"inception-stack {size}x{size}"] = _stack(size)
+    for size in (299, 139, 75):
+        cases[f"inception_v3 {size}x{size}"] = _inception_v3(size)
     if args.models is not None:
         for model in sorted((args.models / "zoo").glob("*/model.onnx")):
             cases[model.parent.name] = _onnx(model)
@@ -131,7 +118,7 @@ def main() -> None:
     print("-" * len(head))
     for name, load in cases.items():
         mod, params, inputs = load()
-        libs = {v: _build(mod, params, v) for v in (True, False)}
+        libs = {True: _build(mod, params, args.max_ns), False: _build(mod, params, "0")}
         side = sum(
             1
             for line in libs[True].get_source().splitlines()

@@ -10,19 +10,20 @@ thread ("slots" of a segment), and meet once at the end: two 20 us kernels then
 cost about 20 us and one barrier, against about 2 x 13 us and two barriers shared.
 
 :func:`plan_overlap` makes that choice over the host's calls in program order. It
-keeps a segment of calls since the last barrier, each on a slot. A call goes to the
-slot whose calls it depends on (it reads or writes a byte range another call of
-that slot writes, or writes one that slot reads), or to the least loaded slot when
-it depends on none; a call depending on two slots ends the segment (a barrier). A
-finished segment keeps its slots only when its estimated time (the busiest slot
-plus one barrier) beats the calls run the usual way (shared calls at
+cuts them into segments (a barrier between two) at forks and joins, and inside a
+segment follows branches: a call depending on calls of one branch (it reads or
+writes a byte range such a call writes, or writes one it reads) continues that
+branch; a call depending on none starts one. The branches of a finished segment go
+to the slots, the longest first, each to the least loaded slot, and the segment
+keeps that plan only when its estimated time (the busiest slot plus one barrier)
+beats the calls run the usual way (shared calls at
 :meth:`OverlapSettings.shared_ns` plus a barrier each, the others alone);
 otherwise its calls run as before. Calls of at least ``max_ns`` never take part:
 big kernels share out well.
 
 Threads never race on memory in an overlapped segment: calls of different slots
 touch disjoint byte ranges, or only read the same ones; buffers used inside a
-segment stay allocated until its end (:func:`xrelay.lowering.graph._insert_deallocs`),
+segment stay allocated until its end (:func:`xrelay.lowering.share_out.insert_deallocs`),
 so the memory planner cannot give one slot's free buffer to another slot's call.
 """
 
@@ -120,9 +121,10 @@ def _plan_run(
 
     Segments are cut where the dependences fork and join: before the first
     consumer of a call that has two independent consumers (so that the branches
-    start on free slots), and before a call that depends on calls of two slots.
-    Inside a segment a call depending on one slot's calls follows them on that
-    slot, a call depending on none takes the least loaded slot."""
+    start together), and before a call that depends on calls of two branches.
+    Inside a segment a call depending on one branch's calls continues it, a call
+    depending on none starts a branch; the branches then go to the slots
+    (:func:`_assign`)."""
     calls = [items[i] for i in run]
     n = len(calls)
     if n < 2:
@@ -150,51 +152,70 @@ def _plan_run(
         ):
             forks |= 1 << k
 
-    slots = settings.slots
-    team = [_Slot() for _ in range(slots)]
-    where: dict[int, int] = {}
-    """Slot of each call of the current segment (by position in the run)."""
+    branch: dict[int, int] = {}
+    """The branch of each call of the current segment (by position in the run): a
+    call depending on no call of the segment starts one, a call depending on calls
+    of one branch continues it."""
+    count = 0
 
     def close() -> None:
-        nonlocal team
-        used = set(where.values())
-        if len(used) >= 2:
-            overlapped = max(t.ns for t in team) + settings.barrier_ns
-            usual = 0.0
-            for j in where:
-                c = calls[j]
-                assert c is not None
-                if c.shared:
-                    usual += settings.shared_ns(c.ns) + settings.barrier_ns
-                else:
-                    usual += c.ns
-            if overlapped < usual:
-                for j, s in where.items():
-                    plan[run[j]] = (segments[0], s)
-                segments[0] += 1
-        where.clear()
-        team = [_Slot() for _ in range(slots)]
+        nonlocal count
+        if count >= 2:
+            _assign(calls, run, branch, count, settings, plan, segments)
+        branch.clear()
+        count = 0
 
     for j in range(n):
-        inside = [k for k in where if deps[j] >> k & 1]
+        inside = [k for k in branch if deps[j] >> k & 1]
         if any(forks >> k & 1 for k in inside):
             close()
             inside = []
-        after = sorted({where[k] for k in inside})
-        if len(after) > 1:
+        joined = sorted({branch[k] for k in inside})
+        if len(joined) > 1:
             close()
-            after = []
-        slot = after[0] if after else min(range(slots), key=lambda s: team[s].ns)
-        c = calls[j]
-        assert c is not None
-        team[slot].ns += c.ns
-        where[j] = slot
+            joined = []
+        if joined:
+            branch[j] = joined[0]
+        else:
+            branch[j] = count
+            count += 1
     close()
 
 
-@dataclass
-class _Slot:
-    ns: float = 0.0
+def _assign(
+    calls: Sequence[CallFacts | None],
+    run: list[int],
+    branch: dict[int, int],
+    count: int,
+    settings: OverlapSettings,
+    plan: list[tuple[int, int] | None],
+    segments: list[int],
+) -> None:
+    """Give the ``count`` branches of a finished segment to the slots, the longest
+    first, each to the least loaded slot (a branch runs on one thread in program
+    order); keep the plan when its estimate beats the usual way."""
+    work = [0.0] * count
+    usual = 0.0
+    for j, b in branch.items():
+        c = calls[j]
+        assert c is not None
+        work[b] += c.ns
+        if c.shared:
+            usual += settings.shared_ns(c.ns) + settings.barrier_ns
+        else:
+            usual += c.ns
+    load = [0.0] * settings.slots
+    slot_of = [0] * count
+    for b in sorted(range(count), key=lambda b: (-work[b], b)):
+        s = min(range(settings.slots), key=lambda s: (load[s], s))
+        slot_of[b] = s
+        load[s] += work[b]
+    if sum(1 for x in load if x > 0) < 2:
+        return
+    if max(load) + settings.barrier_ns < usual:
+        for j, b in branch.items():
+            plan[run[j]] = (segments[0], slot_of[b])
+        segments[0] += 1
 
 
 __all__ = ["CallFacts", "OverlapSettings", "Span", "plan_overlap"]
