@@ -277,7 +277,7 @@ class TypeKeepingListener(PatternRewriterListener):
 
     def _replaced(self, op: Operation, new: Sequence[SSAValue | None]) -> None:
         if len(new) != len(op.results) or any(
-            v is None or v.type != r.type for r, v in zip(op.results, new)
+            v is None or v.type != r.type for r, v in zip(op.results, new, strict=True)
         ):
             self.retyped = True
 
