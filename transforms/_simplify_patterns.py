@@ -397,7 +397,11 @@ def _is_fill(value: SSAValue, fill: int) -> bool:
     if fill == 1 and isinstance(op, OnesOp | OnesLikeOp):
         return True
     array = constant_of(value)
-    return array is not None and array.size > 0 and bool(np.all(array == fill))
+    if array is None or array.size == 0:
+        return False
+    # one element first: a weight is rarely all one value, and the full comparison
+    # would cost its size each time the walker offers one of its users
+    return bool(array.flat[0] == fill) and bool(np.all(array == fill))
 
 
 class EliminateIdentity(RelayRewrite):

@@ -58,4 +58,5 @@ class CanonicalizeOps(PatternPass):
             [LowerBiasAdd()],
             PassInfo(3, "CanonicalizeOps", ["InferType"]),
             roots=(BiasAddOp,),
+            types_checked=True,
         )

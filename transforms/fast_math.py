@@ -70,4 +70,5 @@ class FastMath(PatternPass):
             [ToFastForm(slow, fast) for slow, fast in FAST_FORMS],
             PassInfo(4, "FastMath", ["InferType"]),
             roots=tuple(slow for slow, _ in FAST_FORMS),
+            types_checked=True,
         )

@@ -289,7 +289,7 @@ def _update_results(op: Operation, inferred: Sequence[Attribute]) -> None:
             f"{op.name}: {len(op.results)} results declared, {len(inferred)} inferred",
         )
     for i, (res, ty) in enumerate(zip(list(op.results), inferred, strict=True)):
-        if res.type == ty:
+        if res.type is ty or res.type == ty:  # (the memo gives the same object)
             continue
         if not types_compatible(res.type, ty):
             raise TypeInferenceError(

@@ -35,7 +35,8 @@ class RewriteQnnOp(RewritePattern):
     """Replace a QNN op whose operand types are known by what ``rewrite(op,
     builder)`` emits before it (the op says how: passes ask the op). The builder is
     the ops' own API (:class:`QnnBuilder`, in the dialect), so it inserts without
-    the pattern's rewriter; the replacement goes through it."""
+    the pattern's rewriter (before the op; the rewriter's listeners are told of
+    each op it made); the replacement goes through it."""
 
     def __init__(self, rewrite: QnnRewrite) -> None:
         self.rewrite = rewrite
@@ -45,7 +46,12 @@ class RewriteQnnOp(RewritePattern):
             return
         if not all(isinstance(v.type, TensorType) for v in op.operands):
             return
+        before = op.prev_op
         value = self.rewrite(op, QnnBuilder(op))
+        made = op.prev_op
+        while made is not None and made is not before:  # what the builder inserted
+            rewriter.handle_operation_insertion(made)
+            made = made.prev_op
         if value is None:
             return
         value.name_hint = op.results[0].name_hint
@@ -77,4 +83,5 @@ class QnnCanonicalize(PatternPass):
             [RewriteQnnOp(canonical_form)],
             PassInfo(1, "QnnCanonicalize", ["InferType"]),
             roots=QNN_ROOTS,
+            types_checked=True,
         )

@@ -37,4 +37,5 @@ class QnnLegalize(PatternPass):
             [RewriteQnnOp(lambda op, b: op.legalize(b))],
             PassInfo(1, "QnnLegalize", ["InferType"]),
             roots=QNN_ROOTS,
+            types_checked=True,
         )

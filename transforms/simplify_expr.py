@@ -44,5 +44,7 @@ class SimplifyExpr(PatternPass):
 
     def __post_init__(self) -> None:
         super().__init__(
-            simplify_expr_patterns(), PassInfo(0, "SimplifyExpr", ["InferType"])
+            simplify_expr_patterns(),
+            PassInfo(0, "SimplifyExpr", ["InferType"]),
+            types_checked=True,
         )

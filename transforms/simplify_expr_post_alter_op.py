@@ -26,4 +26,5 @@ class SimplifyExprPostAlterOp(PatternPass):
         super().__init__(
             post_alter_op_patterns(),
             PassInfo(0, "SimplifyExprPostAlterOp", ["InferType"]),
+            types_checked=True,
         )

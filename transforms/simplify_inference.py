@@ -252,5 +252,8 @@ class SimplifyInference(PatternPass):
 
     def __post_init__(self) -> None:
         super().__init__(
-            PATTERNS, PassInfo(0, "SimplifyInference", ["InferType"]), roots=ROOTS
+            PATTERNS,
+            PassInfo(0, "SimplifyInference", ["InferType"]),
+            roots=ROOTS,
+            types_checked=True,
         )

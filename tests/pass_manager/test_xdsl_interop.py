@@ -240,3 +240,127 @@ def test_pattern_pass_roots_filter_the_ops_offered(parse: Any):
     # a function without a root op: nothing offered, nothing changed
     no_add = parse(REDUNDANT.replace("relay.add", "relay.multiply"))
     assert not [op for op in p(no_add).walk() if "test.offered" in op.attributes]
+
+
+class TagOnce(RewritePattern):
+    """Tag the op it is offered (once): ``OPS`` says which classes it can match."""
+
+    def __init__(self, tag: str, ops: tuple[type[Operation], ...] | None) -> None:
+        self.tag = tag
+        if ops is not None:
+            self.OPS = ops
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if self.tag not in op.attributes:
+            op.attributes[self.tag] = UnitAttr()
+            rewriter.notify_op_modified(op)
+
+
+def test_pattern_pass_offers_an_op_only_the_patterns_of_its_class(parse: Any):
+    """Under the walker, a pattern with ``OPS`` is offered only ops of those classes
+    (subclasses included), one without ``OPS`` every op; order is kept."""
+    mod = parse(REDUNDANT)
+    p = PatternPass(
+        [TagOnce("test.adds", (AddOp,)), TagOnce("test.any", None)],
+        PassInfo(0, "Tags"),
+    )
+    out = p(mod)
+    relay_ops = [op for op in out.walk() if op.name.startswith("relay.")]
+    assert [op.name for op in relay_ops] == ["relay.add", "relay.add", "relay.multiply"]
+    assert [("test.adds" in op.attributes) for op in relay_ops] == [True, True, False]
+    # the first pattern rewrote the adds, so the second one saw the multiply only
+    # before the rewrite repeated them; by the fixed point every op has both tags
+    # where it could
+    assert all("test.any" in op.attributes for op in relay_ops)
+
+
+class AddSameToItself(RewritePattern):
+    """``relay.add(x, y)`` → ``x``, whatever the types."""
+
+    OPS = (AddOp,)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        rewriter.replace(op, [], [op.operands[0]])
+
+
+class AddAsUnrankedSubtract(RewritePattern):
+    """``relay.add(x, y)`` → a ``relay.subtract(x, y)`` declared unranked."""
+
+    OPS = (AddOp,)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        from xdsl.dialects.builtin import UnrankedTensorType, f32
+
+        sub = SubtractOp.make(list(op.operands), result_types=[UnrankedTensorType(f32)])
+        rewriter.replace(op, [sub])
+
+
+def _infer_count(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    import xrelay.transforms.infer_type as infer_type
+
+    seen: list[str] = []
+    real = infer_type.infer_function
+
+    def counted(func: Any) -> None:
+        seen.append(func.sym_name.data)
+        real(func)
+
+    monkeypatch.setattr(infer_type, "infer_function", counted)
+    return seen
+
+
+def test_types_checked_pattern_pass_keeps_the_types(parse: Any, monkeypatch: Any):
+    """Rewrites that keep every type and insert ops typed by their relations:
+    the InferType after the pass does not infer the function again."""
+    mod = parse(REDUNDANT)
+    inferred = _infer_count(monkeypatch)
+    p = PatternPass([AddSelfToMultiply()], PassInfo(0, "Twice"), types_checked=True)
+    with PassContext(opt_level=0):
+        out = Sequential([get_pass("InferType"), p])(mod)
+    assert inferred == ["main"]  # the first InferType only
+    assert "relay.add" not in op_names(out)
+    # without the check: inferred again after the pass
+    inferred.clear()
+    q = PatternPass([AddSelfToMultiply()], PassInfo(0, "Twice"))
+    with PassContext(opt_level=0):
+        Sequential([get_pass("InferType"), q])(mod)
+    assert inferred == ["main", "main"]
+
+
+RETYPED = """
+func.func @main(%x: tensor<1x3xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %a = relay.add %x, %y : (tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b = relay.exp %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %b : tensor<2x3xf32>
+}
+"""
+
+
+def test_types_checked_pattern_pass_infers_again_after_a_retyping_replacement(
+    parse: Any,
+):
+    """A replacement of another type: InferType checks the function again (and
+    finds the user's declared type stale) instead of trusting the cached types."""
+    from xrelay.transforms.infer_type import TypeInferenceError
+
+    mod = parse(RETYPED)
+    p = PatternPass([AddSameToItself()], PassInfo(0, "Retype"), types_checked=True)
+    with PassContext(opt_level=0), pytest.raises(TypeInferenceError, match="relay.exp"):
+        Sequential([get_pass("InferType"), p])(mod)
+
+
+def test_types_checked_pattern_pass_infers_again_an_untyped_insert(
+    parse: Any, monkeypatch: Any
+):
+    """An inserted op whose types are not its relation's: inferred again."""
+    mod = parse(RETYPED)
+    inferred = _infer_count(monkeypatch)
+    p = PatternPass(
+        [AddAsUnrankedSubtract()], PassInfo(0, "Unranked"), types_checked=True
+    )
+    with PassContext(opt_level=0):
+        out = Sequential([get_pass("InferType"), p])(mod)
+    assert inferred == ["main", "main"]
+    text = str(out)
+    assert "relay.subtract" in text
+    assert "tensor<*" not in text
