@@ -39,6 +39,7 @@ from xrelay.lowering.llvm.common import (
     apply_converters,
     convert_type,
     intrinsic,
+    module_ops,
     retype_index_block_args,
     type_suffix,
 )
@@ -325,15 +326,23 @@ def _table() -> dict[type[Operation], Converter]:
 
 
 def convert_arith_to_llvm(
-    module: ModuleOp, others: Mapping[type[Operation], Converter] | None = None
+    module: ModuleOp,
+    others: Mapping[type[Operation], Converter] | None = None,
+    ops: Sequence[Operation] | None = None,
 ) -> None:
     """Convert every ``arith`` op of ``module`` (and ``index`` block arguments);
     ``others``: converters of other dialects' ops, run in the same walk (one walk
     of the module fewer per dialect; they must not read operand types that
-    ``arith`` ops still have to change)."""
-    retype_index_block_args(module)
+    ``arith`` ops still have to change, nor build ops of a type converted here);
+    ``ops``: the ops of ``module`` (:func:`~.common.module_ops`), listed already."""
+    # one list for the three steps: the converters build ``llvm`` ops only (none of
+    # them converted here), and the constants erased by the first pass are of no
+    # type the second converts
+    if ops is None:
+        ops = module_ops(module)
+    retype_index_block_args(module, ops)
     table = _table()
     # constants first: every other op then sees operands of the final types (uses
     # follow definitions in block order after scf-to-cf)
-    apply_converters(module, {arith.ConstantOp: table.pop(arith.ConstantOp)})
-    apply_converters(module, {**table, **(others or {})})
+    apply_converters(module, {arith.ConstantOp: table.pop(arith.ConstantOp)}, ops)
+    apply_converters(module, {**table, **(others or {})}, ops)

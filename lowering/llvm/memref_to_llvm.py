@@ -250,7 +250,10 @@ def convert_memref_to_llvm(module: ModuleOp) -> None:
         ptr.PtrAddOp: _ptr_add,
         UnrealizedConversionCastOp: _cast,
     }
-    for op in module_ops(module):
+    ops = module_ops(module)
+    # the converted ops have no regions: the blocks are those of the functions
+    blocks = blocks_of(module, ops)
+    for op in ops:
         if isinstance(op, memref.LoadOp | memref.StoreOp):
             types[op] = op.memref.type
         elif isinstance(op, vector.LoadOp | vector.StoreOp):
@@ -263,9 +266,9 @@ def convert_memref_to_llvm(module: ModuleOp) -> None:
             )
         elif type(op) not in table and op.name.startswith(_MEMORY_OPS):
             raise LoweringError(f"{op.name}: cannot be lowered to llvm", op)
-    apply_converters(module, table)
+    apply_converters(module, table, ops)
     # arguments last: the converters above read the memref types of their operands
-    for block in blocks_of(module):
+    for block in blocks:
         for arg in block.args:
             if isinstance(arg.type, MemRefType | ptr.PtrType):
                 Rewriter.replace_value_with_new_type(arg, POINTER)
