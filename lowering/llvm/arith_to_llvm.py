@@ -82,7 +82,7 @@ def _icmp(b: Builder, lhs: SSAValue, rhs: SSAValue, pred: str) -> SSAValue:
 
 
 def _const(b: Builder, value: int, ty: Attribute) -> SSAValue:
-    return b.insert(fast_ops.constant(IntegerAttr(value, cast(Any, ty)), ty)).results[0]
+    return b.insert(fast_ops.constant(fast_ops.int_attr(value, ty), ty)).results[0]
 
 
 def _constant(op: Operation, b: Builder) -> Sequence[SSAValue]:
@@ -90,7 +90,7 @@ def _constant(op: Operation, b: Builder) -> Sequence[SSAValue]:
     value = op.value
     ty = convert_type(op.result.type)
     if isinstance(value, IntegerAttr):
-        attr: Attribute = IntegerAttr(value.value.data, cast(Any, ty))
+        attr: Attribute = fast_ops.int_attr(value.value.data, ty)
     elif isinstance(value, FloatAttr):
         attr = value
     else:
@@ -104,11 +104,11 @@ def _broadcast(op: Operation, b: Builder) -> Sequence[SSAValue]:
     assert isinstance(op, vector.BroadcastOp)
     ty = op.vector.type
     assert isinstance(ty, VectorType)
-    undef = b.insert(llvm.UndefOp(ty)).res
+    undef = b.insert(fast_ops.undef(ty)).res
     lane0 = _const(b, 0, i64)
-    one = b.insert(llvm.InsertElementOp(undef, op.source, lane0)).res
-    mask = DenseArrayBase.from_list(i32, [0] * ty.get_shape()[0])
-    return b.insert(llvm.ShuffleVectorOp(one, undef, mask, ty)).results
+    one = b.insert(fast_ops.insert_element(undef, op.source, lane0)).res
+    mask = [0] * ty.get_shape()[0]
+    return b.insert(fast_ops.shuffle_vector(one, undef, mask, ty)).results
 
 
 def _shuffle(op: Operation, b: Builder) -> Sequence[SSAValue]:

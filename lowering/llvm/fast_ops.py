@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
     IntegerType,
+    SymbolRefAttr,
     UnitAttr,
     VectorType,
     i1,
@@ -119,7 +120,7 @@ def _i64_attr(value: int) -> IntegerAttr[IntegerType]:
 
 
 @cache
-def _segments(*sizes: int) -> DenseArrayBase[IntegerType]:
+def _i32_array(*sizes: int) -> DenseArrayBase[IntegerType]:
     return DenseArrayBase.from_list(i32, sizes)
 
 
@@ -128,6 +129,22 @@ def _intrinsic_name(name: str) -> Attribute:
     from xdsl.dialects.builtin import StringAttr
 
     return StringAttr(name)
+
+
+@cache
+def _callee(name: str) -> SymbolRefAttr:
+    return SymbolRefAttr(name)
+
+
+_C_CONV = llvm.CallingConventionAttr("ccc")
+_NO_TAIL_CALL = llvm.TailCallKindAttr(llvm.TailCallKind.NONE)
+
+
+@cache
+def int_attr(value: int, ty: Attribute) -> IntegerAttr[Any]:
+    """``IntegerAttr(value, ty)``, one per value and type (the conversions make
+    the same few constants, index strides and offsets, thousands of times)."""
+    return IntegerAttr(value, cast(Any, ty))
 
 
 def binary(
@@ -207,10 +224,48 @@ def call_intrinsic(
         {
             "intrin": _intrinsic_name(name),
             "op_bundle_sizes": _NO_BUNDLES,
-            "operandSegmentSizes": _segments(len(args), 0),
+            "operandSegmentSizes": _i32_array(len(args), 0),
             "fastmathFlags": _NO_FAST_MATH,
         },
     )
+
+
+def call(
+    callee: str, args: Sequence[SSAValue], result: Attribute | None
+) -> llvm.CallOp:
+    """``llvm.call @callee(args)`` (C calling convention, no tail call) with one
+    result or none."""
+    return create(
+        llvm.CallOp,
+        tuple(args),
+        () if result is None else (result,),
+        {
+            "callee": _callee(callee),
+            "fastmathFlags": _NO_FAST_MATH,
+            "CConv": _C_CONV,
+            "op_bundle_sizes": _NO_BUNDLES,
+            "operandSegmentSizes": _i32_array(len(args), 0),
+            "TailCallKind": _NO_TAIL_CALL,
+        },
+    )
+
+
+def undef(ty: Attribute) -> llvm.UndefOp:
+    return create(llvm.UndefOp, (), (ty,))
+
+
+def insert_element(
+    vector: SSAValue, value: SSAValue, position: SSAValue
+) -> llvm.InsertElementOp:
+    """``insertelement vector, value, position``."""
+    return create(llvm.InsertElementOp, (vector, value, position), (vector.type,))
+
+
+def shuffle_vector(
+    v1: SSAValue, v2: SSAValue, mask: Sequence[int], ty: Attribute
+) -> llvm.ShuffleVectorOp:
+    """``shufflevector v1, v2, mask`` of type ``ty``."""
+    return create(llvm.ShuffleVectorOp, (v1, v2), (ty,), {"mask": _i32_array(*mask)})
 
 
 def br(dest: Block, args: Sequence[SSAValue]) -> llvm.BrOp:
@@ -230,7 +285,7 @@ def cond_br(
         llvm.CondBrOp,
         (cond, *then_args, *else_args),
         (),
-        {"operandSegmentSizes": _segments(1, len(then_args), len(else_args))},
+        {"operandSegmentSizes": _i32_array(1, len(then_args), len(else_args))},
         (then_block, else_block),
     )
 
@@ -238,13 +293,18 @@ def cond_br(
 __all__ = [
     "binary",
     "br",
+    "call",
     "call_intrinsic",
     "cond_br",
     "constant",
     "create",
     "gep",
     "icmp",
+    "insert_element",
+    "int_attr",
     "load",
     "select",
+    "shuffle_vector",
     "store",
+    "undef",
 ]

@@ -89,7 +89,7 @@ class _Constants:
         key = (id(fn), value)
         found = self._cache.get(key)
         if found is None:
-            const = fast_ops.constant(IntegerAttr(value, i64), i64)
+            const = fast_ops.constant(fast_ops.int_attr(value, i64), i64)
             entry = fn.body.blocks[0]
             if entry.first_op is None:
                 entry.add_op(const)

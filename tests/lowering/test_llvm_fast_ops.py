@@ -221,3 +221,32 @@ def test_create_runs_an_op_classs_own_post_init() -> None:
     op = fast_ops.create(_Hooked)
     assert isinstance(op, _Hooked)
     assert op.attributes == {"hooked": UnitAttr()}
+
+
+@pytest.mark.parametrize("nargs", [0, 2])
+@pytest.mark.parametrize("result", [None, f32])
+def test_call(nargs: int, result: Attribute | None) -> None:
+    args = _values(*[f32] * nargs)
+    _same(
+        fast_ops.call("erff", args, result),
+        llvm.CallOp("erff", *args, return_type=result),
+        verify=False,  # a call verifies against the module's symbol table
+    )
+
+
+def test_broadcast_ops() -> None:
+    vec = VectorType(f32, [8])
+    v, x, pos = _values(vec, f32, i64)
+    _same(fast_ops.undef(vec), llvm.UndefOp(vec))
+    _same(fast_ops.insert_element(v, x, pos), llvm.InsertElementOp(v, x, pos))
+    mask = [0, 2, 4, 6, 1, 3, 5, 7]
+    _same(
+        fast_ops.shuffle_vector(v, v, mask, vec),
+        llvm.ShuffleVectorOp(v, v, DenseArrayBase.from_list(i32, mask), vec),
+    )
+
+
+def test_int_attr_is_shared() -> None:
+    assert fast_ops.int_attr(3, i64) == IntegerAttr(3, i64)
+    assert fast_ops.int_attr(3, i64) is fast_ops.int_attr(3, i64)
+    assert fast_ops.int_attr(3, i32) == IntegerAttr(3, i32)
