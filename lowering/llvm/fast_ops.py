@@ -182,17 +182,30 @@ def select(cond: SSAValue, lhs: SSAValue, rhs: SSAValue) -> llvm.SelectOp:
     )
 
 
-def gep(base: SSAValue, element: Attribute, index: SSAValue) -> llvm.GEPOp:
-    """``getelementptr inbounds element, base, index``."""
+def gep(
+    base: SSAValue, element: Attribute, index: SSAValue, inbounds: bool = True
+) -> llvm.GEPOp:
+    """``getelementptr [inbounds] element, base, index``."""
+    props: dict[str, Attribute] = {
+        "rawConstantIndices": _GEP_ONE_SSA_INDEX,
+        "elem_type": element,
+        "noWrapFlags": _I32_ZERO,
+    }
+    if inbounds:
+        props["inbounds"] = _UNIT
+    return create(llvm.GEPOp, (base, index), (_POINTER,), props)
+
+
+def gep_constant(base: SSAValue, element: Attribute, index: int) -> llvm.GEPOp:
+    """``getelementptr element, base, index`` of a constant ``index``."""
     return create(
         llvm.GEPOp,
-        (base, index),
+        (base,),
         (_POINTER,),
         {
-            "rawConstantIndices": _GEP_ONE_SSA_INDEX,
+            "rawConstantIndices": _i32_array(index),
             "elem_type": element,
             "noWrapFlags": _I32_ZERO,
-            "inbounds": _UNIT,
         },
     )
 
@@ -299,6 +312,7 @@ __all__ = [
     "constant",
     "create",
     "gep",
+    "gep_constant",
     "icmp",
     "insert_element",
     "int_attr",

@@ -53,6 +53,7 @@ from xrelay.lowering.llvm.common import (
 )
 
 POINTER = llvm.LLVMPointerType()
+_I8 = IntegerType(8)
 
 
 def _pointer_type(ty: Attribute) -> Attribute:
@@ -214,9 +215,7 @@ def _ptr_add(op: Operation, b: Builder) -> Sequence[SSAValue]:
     offset = op.offset
     if not isinstance(offset.type, IntegerType):
         offset = b.insert(arith.IndexCastOp(offset, i64)).result
-    gep = llvm.GEPOp(
-        op.addr, [llvm.GEP_USE_SSA_VAL], IntegerType(8), ssa_indices=[offset]
-    )
+    gep = fast_ops.gep(op.addr, _I8, offset, inbounds=False)
     return [b.insert(gep).result]
 
 

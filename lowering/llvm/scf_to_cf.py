@@ -30,6 +30,7 @@ from xdsl.transforms.convert_scf_to_cf import SwitchLowering
 from xrelay.lowering import fast_arith
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.llvm import fast_ops
+from xrelay.lowering.llvm.common import module_ops
 
 _SWITCH = SwitchLowering()
 
@@ -138,7 +139,7 @@ def convert_scf_to_cf(module: ModuleOp) -> None:
     blocks and branches, in place."""
     todo = [
         op
-        for op in module.walk()
+        for op in module_ops(module)
         if isinstance(op, scf.ForOp | scf.IfOp | scf.IndexSwitchOp)
     ]
     for op in todo:

@@ -11,6 +11,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     UnitAttr,
     VectorType,
     f32,
@@ -250,3 +251,12 @@ def test_int_attr_is_shared() -> None:
     assert fast_ops.int_attr(3, i64) == IntegerAttr(3, i64)
     assert fast_ops.int_attr(3, i64) is fast_ops.int_attr(3, i64)
     assert fast_ops.int_attr(3, i32) == IntegerAttr(3, i32)
+
+
+def test_gep_not_inbounds_and_constant() -> None:
+    base, index = _values(llvm.LLVMPointerType(), i64)
+    i8 = IntegerType(8)
+    slow = llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[index])
+    _same(fast_ops.gep(base, i8, index, inbounds=False), slow)
+    pointer = llvm.LLVMPointerType()
+    _same(fast_ops.gep_constant(base, pointer, 5), llvm.GEPOp(base, [5], pointer))
