@@ -56,10 +56,12 @@ def lower_functions_to_llvm(module: ModuleOp) -> None:
     # arith, math, cf and func's returns and calls in one walk (after arith's
     # constants)
     others = {**math_converters(module), **CF_CONVERTERS, **FUNC_CONVERTERS}
-    convert_arith_to_llvm(module, others)
+    ops = module_ops(module)
+    convert_arith_to_llvm(module, others, ops)
     convert_func_to_llvm(module, bodies=False)
-    # a walk of its own: only when a cast is left (none is in xrelay's own kernels)
-    if any(isinstance(op, UnrealizedConversionCastOp) for op in module_ops(module)):
+    # only when a cast is left (none is in xrelay's own kernels); the conversions
+    # since the walk neither make nor erase casts
+    if any(isinstance(op, UnrealizedConversionCastOp) for op in ops):
         ReconcileUnrealizedCastsPass().apply(Context(), module)
 
 

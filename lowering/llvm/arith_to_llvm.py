@@ -39,6 +39,7 @@ from xrelay.lowering.llvm.common import (
     apply_converters,
     convert_type,
     intrinsic,
+    module_ops,
     retype_index_block_args,
     type_suffix,
 )
@@ -81,7 +82,7 @@ def _icmp(b: Builder, lhs: SSAValue, rhs: SSAValue, pred: str) -> SSAValue:
 
 
 def _const(b: Builder, value: int, ty: Attribute) -> SSAValue:
-    return b.insert(fast_ops.constant(IntegerAttr(value, cast(Any, ty)), ty)).results[0]
+    return b.insert(fast_ops.constant(fast_ops.int_attr(value, ty), ty)).results[0]
 
 
 def _constant(op: Operation, b: Builder) -> Sequence[SSAValue]:
@@ -89,7 +90,7 @@ def _constant(op: Operation, b: Builder) -> Sequence[SSAValue]:
     value = op.value
     ty = convert_type(op.result.type)
     if isinstance(value, IntegerAttr):
-        attr: Attribute = IntegerAttr(value.value.data, cast(Any, ty))
+        attr: Attribute = fast_ops.int_attr(value.value.data, ty)
     elif isinstance(value, FloatAttr):
         attr = value
     else:
@@ -103,11 +104,11 @@ def _broadcast(op: Operation, b: Builder) -> Sequence[SSAValue]:
     assert isinstance(op, vector.BroadcastOp)
     ty = op.vector.type
     assert isinstance(ty, VectorType)
-    undef = b.insert(llvm.UndefOp(ty)).res
+    undef = b.insert(fast_ops.undef(ty)).res
     lane0 = _const(b, 0, i64)
-    one = b.insert(llvm.InsertElementOp(undef, op.source, lane0)).res
-    mask = DenseArrayBase.from_list(i32, [0] * ty.get_shape()[0])
-    return b.insert(llvm.ShuffleVectorOp(one, undef, mask, ty)).results
+    one = b.insert(fast_ops.insert_element(undef, op.source, lane0)).res
+    mask = [0] * ty.get_shape()[0]
+    return b.insert(fast_ops.shuffle_vector(one, undef, mask, ty)).results
 
 
 def _shuffle(op: Operation, b: Builder) -> Sequence[SSAValue]:
@@ -325,15 +326,23 @@ def _table() -> dict[type[Operation], Converter]:
 
 
 def convert_arith_to_llvm(
-    module: ModuleOp, others: Mapping[type[Operation], Converter] | None = None
+    module: ModuleOp,
+    others: Mapping[type[Operation], Converter] | None = None,
+    ops: Sequence[Operation] | None = None,
 ) -> None:
     """Convert every ``arith`` op of ``module`` (and ``index`` block arguments);
     ``others``: converters of other dialects' ops, run in the same walk (one walk
     of the module fewer per dialect; they must not read operand types that
-    ``arith`` ops still have to change)."""
-    retype_index_block_args(module)
+    ``arith`` ops still have to change, nor build ops of a type converted here);
+    ``ops``: the ops of ``module`` (:func:`~.common.module_ops`), listed already."""
+    # one list for the three steps: the converters build ``llvm`` ops only (none of
+    # them converted here), and the constants erased by the first pass are of no
+    # type the second converts
+    if ops is None:
+        ops = module_ops(module)
+    retype_index_block_args(module, ops)
     table = _table()
     # constants first: every other op then sees operands of the final types (uses
     # follow definitions in block order after scf-to-cf)
-    apply_converters(module, {arith.ConstantOp: table.pop(arith.ConstantOp)})
-    apply_converters(module, {**table, **(others or {})})
+    apply_converters(module, {arith.ConstantOp: table.pop(arith.ConstantOp)}, ops)
+    apply_converters(module, {**table, **(others or {})}, ops)

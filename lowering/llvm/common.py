@@ -16,7 +16,7 @@ none here: converters insert their ops themselves).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast, overload
 
 from xdsl.builder import Builder
@@ -64,16 +64,20 @@ def module_ops(module: Operation) -> list[Operation]:
     return out
 
 
-def blocks_of(module: Operation) -> list[Block]:
-    """Every block nested in ``module``."""
-    return [
-        block for op in module_ops(module) for r in op.regions for block in r.blocks
-    ]
+def blocks_of(module: Operation, ops: Sequence[Operation] | None = None) -> list[Block]:
+    """Every block nested in ``module``; ``ops``: its :func:`module_ops`, already
+    listed (one walk fewer)."""
+    if ops is None:
+        ops = module_ops(module)
+    return [block for op in ops for r in op.regions for block in r.blocks]
 
 
-def retype_index_block_args(module: ModuleOp) -> None:
-    """Give every ``index`` block argument the type ``i64``."""
-    for block in blocks_of(module):
+def retype_index_block_args(
+    module: ModuleOp, ops: Sequence[Operation] | None = None
+) -> None:
+    """Give every ``index`` block argument the type ``i64`` (``ops``: as for
+    :func:`blocks_of`)."""
+    for block in blocks_of(module, ops):
         for arg in block.args:
             if isinstance(arg.type, IndexType):
                 Rewriter.replace_value_with_new_type(arg, i64)
@@ -145,10 +149,17 @@ def replace_results(op: Operation, values: Sequence[SSAValue]) -> None:
     op.drop_all_references()
 
 
-def apply_converters(module: ModuleOp, table: dict[type[Operation], Converter]) -> None:
-    """Replace every op of a type in ``table`` by what its converter builds."""
+def apply_converters(
+    module: ModuleOp,
+    table: Mapping[type[Operation], Converter],
+    ops: Sequence[Operation] | None = None,
+) -> None:
+    """Replace every op of a type in ``table`` by what its converter builds;
+    ``ops``: the ops of ``module`` listed by :func:`module_ops` before (one walk
+    fewer: the list may hold ops erased since, if of no type in ``table``, and
+    misses the ops inserted since, which must be of no type in ``table`` either)."""
     builder: InsertBefore | None = None
-    for op in module_ops(module):
+    for op in module_ops(module) if ops is None else ops:
         conv = table.get(type(op))
         if conv is None:
             continue

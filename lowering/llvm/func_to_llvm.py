@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
+from xrelay.lowering.llvm import fast_ops
 from xrelay.lowering.llvm.common import Converter, apply_converters, convert_type
 
 
@@ -49,7 +50,7 @@ def _call(op: Operation, b: Builder) -> Sequence[SSAValue]:
     assert isinstance(op, func.CallOp)
     result = convert_type(op.results[0].type) if op.results else None
     return b.insert(
-        llvm.CallOp(op.callee.string_value(), *op.arguments, return_type=result)
+        fast_ops.call(op.callee.string_value(), op.arguments, result)
     ).results
 
 

@@ -39,6 +39,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xrelay.lowering.errors import LoweringError
 from xrelay.lowering.graph import HOST_ATTR, PROFILE, STATUS, WEIGHT_PREFIX
+from xrelay.lowering.llvm import fast_ops
 from xrelay.lowering.llvm.threads import ENTRY, RUN
 from xrelay.lowering.memory_plan import ARENA, arena_size, host_function
 from xrelay.lowering.share_out import THREAD_ARGS
@@ -95,8 +96,9 @@ def lower_host_abi(module: ModuleOp) -> None:
                 moved = b.insert(ptr.PtrAddOp(cast.results[0], offset.result)).result
                 value = b.insert(ptr.FromPtrOp(moved, ty)).res
             elif name in weights:
-                slot = b.insert(llvm.GEPOp(table, [weights[name]], pointer)).result
-                loaded = b.insert(llvm.LoadOp(slot, pointer)).dereferenced_value
+                gep = fast_ops.gep_constant(table, pointer, weights[name])
+                slot = b.insert(gep).result
+                loaded = b.insert(fast_ops.load(slot, pointer)).dereferenced_value
                 value = _from_llvm_pointer(b, loaded, ty)
             else:
                 raise LoweringError(f"{op.name}: unknown global @{name}", op)

@@ -53,6 +53,7 @@ from xrelay.lowering.llvm.common import (
 )
 
 POINTER = llvm.LLVMPointerType()
+_I8 = IntegerType(8)
 
 
 def _pointer_type(ty: Attribute) -> Attribute:
@@ -89,7 +90,7 @@ class _Constants:
         key = (id(fn), value)
         found = self._cache.get(key)
         if found is None:
-            const = fast_ops.constant(IntegerAttr(value, i64), i64)
+            const = fast_ops.constant(fast_ops.int_attr(value, i64), i64)
             entry = fn.body.blocks[0]
             if entry.first_op is None:
                 entry.add_op(const)
@@ -214,9 +215,7 @@ def _ptr_add(op: Operation, b: Builder) -> Sequence[SSAValue]:
     offset = op.offset
     if not isinstance(offset.type, IntegerType):
         offset = b.insert(arith.IndexCastOp(offset, i64)).result
-    gep = llvm.GEPOp(
-        op.addr, [llvm.GEP_USE_SSA_VAL], IntegerType(8), ssa_indices=[offset]
-    )
+    gep = fast_ops.gep(op.addr, _I8, offset, inbounds=False)
     return [b.insert(gep).result]
 
 
@@ -250,7 +249,10 @@ def convert_memref_to_llvm(module: ModuleOp) -> None:
         ptr.PtrAddOp: _ptr_add,
         UnrealizedConversionCastOp: _cast,
     }
-    for op in module_ops(module):
+    ops = module_ops(module)
+    # the converted ops have no regions: the blocks are those of the functions
+    blocks = blocks_of(module, ops)
+    for op in ops:
         if isinstance(op, memref.LoadOp | memref.StoreOp):
             types[op] = op.memref.type
         elif isinstance(op, vector.LoadOp | vector.StoreOp):
@@ -263,9 +265,9 @@ def convert_memref_to_llvm(module: ModuleOp) -> None:
             )
         elif type(op) not in table and op.name.startswith(_MEMORY_OPS):
             raise LoweringError(f"{op.name}: cannot be lowered to llvm", op)
-    apply_converters(module, table)
+    apply_converters(module, table, ops)
     # arguments last: the converters above read the memref types of their operands
-    for block in blocks_of(module):
+    for block in blocks:
         for arg in block.args:
             if isinstance(arg.type, MemRefType | ptr.PtrType):
                 Rewriter.replace_value_with_new_type(arg, POINTER)

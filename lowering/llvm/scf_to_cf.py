@@ -29,6 +29,8 @@ from xdsl.transforms.convert_scf_to_cf import SwitchLowering
 
 from xrelay.lowering import fast_arith
 from xrelay.lowering.errors import LoweringError
+from xrelay.lowering.llvm import fast_ops
+from xrelay.lowering.llvm.common import module_ops
 
 _SWITCH = SwitchLowering()
 
@@ -40,7 +42,7 @@ def _segments(*sizes: int) -> DenseArrayBase[IntegerType]:
 
 def branch(dest: Block, args: Sequence[SSAValue]) -> cf.BranchOp:
     """``cf.br`` to ``dest`` with its block arguments."""
-    return cf.BranchOp.create(operands=tuple(args), successors=(dest,))
+    return fast_ops.create(cf.BranchOp, tuple(args), successors=(dest,))
 
 
 def cond_branch(
@@ -51,12 +53,12 @@ def cond_branch(
     else_args: Sequence[SSAValue],
 ) -> cf.ConditionalBranchOp:
     """``cf.cond_br`` with both successors' block arguments."""
-    return cf.ConditionalBranchOp.create(
-        operands=(cond, *then_args, *else_args),
-        successors=(then_block, else_block),
-        properties={
-            "operandSegmentSizes": _segments(1, len(then_args), len(else_args))
-        },
+    return fast_ops.create(
+        cf.ConditionalBranchOp,
+        (cond, *then_args, *else_args),
+        (),
+        {"operandSegmentSizes": _segments(1, len(then_args), len(else_args))},
+        (then_block, else_block),
     )
 
 
@@ -137,7 +139,7 @@ def convert_scf_to_cf(module: ModuleOp) -> None:
     blocks and branches, in place."""
     todo = [
         op
-        for op in module.walk()
+        for op in module_ops(module)
         if isinstance(op, scf.ForOp | scf.IfOp | scf.IndexSwitchOp)
     ]
     for op in todo:

@@ -3,11 +3,14 @@ stand-ins for xDSL's ``walk``, ``Builder`` and ``Rewriter.replace_op``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
+import pytest
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, cf, func, scf, test
 from xdsl.dialects.builtin import ModuleOp, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.parser import Parser
 
 from xrelay.lowering.llvm.common import (
@@ -92,3 +95,87 @@ def test_apply_converters_inserts_before_and_erases() -> None:
     assert cmp.lhs is muls[1].result
     assert not any(isinstance(op, arith.AddiOp) for op in module.walk())
     module.verify()
+
+
+KERNEL = """
+func.func @k(%a: memref<4x8xf32>, %b: memref<32xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    %acc = scf.for %j = %c0 to %c8 step %c1 iter_args(%s = %z) -> (f32) {
+      %x = memref.load %a[%i, %j] : memref<4x8xf32>
+      %t = arith.cmpf olt, %x, %z : f32
+      %y = arith.select %t, %z, %x : f32
+      %e = math.exp %y : f32
+      %r = arith.addf %s, %e : f32
+      scf.yield %r : f32
+    }
+    %k = arith.muli %i, %c8 : index
+    memref.store %acc, %b[%k] : memref<32xf32>
+  }
+  func.return
+}
+"""
+
+
+def _lowered_kernel() -> str:
+    from xdsl.dialects import math, memref
+
+    from xrelay.lowering.llvm import lower_functions_to_llvm
+
+    ctx = Context()
+    for dialect in (
+        arith.Arith,
+        builtin.Builtin,
+        cf.Cf,
+        func.Func,
+        scf.Scf,
+        memref.MemRef,
+        math.Math,
+    ):
+        ctx.load_dialect(dialect)
+    module = Parser(ctx, KERNEL).parse_module()
+    lower_functions_to_llvm(module)
+    module.verify()
+    return str(module)
+
+
+def test_lean_steps_build_the_generic_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The conversion of a small kernel with ops made by ``fast_ops.create`` and one
+    list of the ops per conversion equals that with ``Operation.create`` and a fresh
+    walk per step."""
+    from xrelay.lowering.llvm import common, fast_ops
+
+    lean = _lowered_kernel()
+    assert "llvm.getelementptr" in lean
+    assert "llvm.cond_br" in lean
+
+    def generic_create(
+        cls: type[Operation],
+        operands: Sequence[SSAValue] = (),
+        result_types: Sequence[Attribute] = (),
+        properties: dict[str, Attribute] | None = None,
+        successors: Sequence[Block] = (),
+    ) -> Operation:
+        return cls.create(
+            operands=operands,
+            result_types=result_types,
+            properties=properties or {},
+            successors=successors,
+        )
+
+    apply = common.apply_converters
+
+    def fresh_walk(
+        module: ModuleOp,
+        table: Mapping[type[Operation], common.Converter],
+        ops: Sequence[Operation] | None = None,
+    ) -> None:
+        apply(module, table)
+
+    monkeypatch.setattr(fast_ops, "create", generic_create)
+    for mod in ("common", "memref_to_llvm", "arith_to_llvm"):
+        monkeypatch.setattr(f"xrelay.lowering.llvm.{mod}.apply_converters", fresh_walk)
+    assert _lowered_kernel() == lean

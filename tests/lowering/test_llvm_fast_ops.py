@@ -5,17 +5,22 @@ LLVM IR is the same; an xDSL upgrade that changes an op's properties fails here)
 from __future__ import annotations
 
 import pytest
-from xdsl.dialects import llvm, test
+from xdsl.dialects import cf, llvm, test
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     Float32Type,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
+    UnitAttr,
     VectorType,
     f32,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition
 
 from xrelay.lowering.llvm import fast_ops
 
@@ -133,3 +138,125 @@ def test_branches(n_then: int, n_else: int) -> None:
     _same(fast, llvm.BrOp(then_block, *then_args), verify=False)
     entry.add_op(fast)
     fast.verify()
+
+
+def _linked(op: Operation) -> list[tuple[int, int]]:
+    """(operand or successor position, index of its use) pairs, checked linked."""
+    out: list[tuple[int, int]] = []
+    for i, value in enumerate(op.operands):
+        assert any(u.operation is op and u.index == i for u in value.uses)
+        out.append((i, i))
+    for i, block in enumerate(op.successors):
+        assert any(u.operation is op and u.index == i for u in block.uses)
+        out.append((-1, i))
+    return out
+
+
+def _cases() -> list[
+    tuple[
+        type[Operation],
+        list[SSAValue],
+        list[Attribute],
+        dict[str, Attribute],
+        list[Block],
+    ]
+]:
+    a, b, p = _values(i64, i64, llvm.LLVMPointerType())
+    c = _values(i1)[0]
+    blocks = list(Region([Block(), Block(arg_types=[i64])]).blocks)
+    one = IntegerAttr(1, i64)
+    return [
+        (llvm.AddOp, [a, b], [i64], {}, []),
+        (llvm.FAddOp, _values(f32, f32), [f32], {}, []),  # fastmathFlags' default
+        (llvm.ConstantOp, [], [i64], {"value": one}, []),
+        (llvm.LoadOp, [p], [i64], {}, []),  # ordering's default
+        (llvm.StoreOp, [a, p], [], {"alignment": IntegerAttr(8, i64)}, []),
+        (llvm.BrOp, [a], [], {}, [blocks[1]]),
+        (cf.BranchOp, [a, a], [], {}, [blocks[0]]),
+        (
+            cf.ConditionalBranchOp,
+            [c, a],
+            [],
+            {"operandSegmentSizes": DenseArrayBase.from_list(i32, [1, 0, 1])},
+            blocks,
+        ),
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_create_is_operation_create(case: int) -> None:
+    cls, operands, types, props, succ = _cases()[case]
+    fast = fast_ops.create(cls, operands, types, props, succ)
+    slow = cls.create(
+        operands=operands, result_types=types, properties=props, successors=succ
+    )
+    _same(fast, slow, verify=False)
+    # the defaults IRDL adds, in the same order
+    assert list(fast.properties.items()) == list(slow.properties.items())
+    assert list(fast.attributes.items()) == list(slow.attributes.items())
+    assert fast.location == slow.location
+    assert fast.regions == slow.regions == ()
+    assert fast.parent is None
+    assert fast.next_op is None
+    assert fast.prev_op is None
+    assert [(r.owner, r.index) for r in fast.results] == [
+        (fast, i) for i in range(len(types))
+    ]
+    assert _linked(fast) == _linked(slow)
+    fast.erase()  # the uses unlink as those of any op
+    assert all(u.operation is not fast for v in operands for u in v.uses)
+
+
+@irdl_op_definition
+class _Hooked(IRDLOperation):
+    """An op class with a ``__post_init__`` of its own."""
+
+    name = "test.hooked"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.attributes["hooked"] = UnitAttr()
+
+
+def test_create_runs_an_op_classs_own_post_init() -> None:
+    op = fast_ops.create(_Hooked)
+    assert isinstance(op, _Hooked)
+    assert op.attributes == {"hooked": UnitAttr()}
+
+
+@pytest.mark.parametrize("nargs", [0, 2])
+@pytest.mark.parametrize("result", [None, f32])
+def test_call(nargs: int, result: Attribute | None) -> None:
+    args = _values(*[f32] * nargs)
+    _same(
+        fast_ops.call("erff", args, result),
+        llvm.CallOp("erff", *args, return_type=result),
+        verify=False,  # a call verifies against the module's symbol table
+    )
+
+
+def test_broadcast_ops() -> None:
+    vec = VectorType(f32, [8])
+    v, x, pos = _values(vec, f32, i64)
+    _same(fast_ops.undef(vec), llvm.UndefOp(vec))
+    _same(fast_ops.insert_element(v, x, pos), llvm.InsertElementOp(v, x, pos))
+    mask = [0, 2, 4, 6, 1, 3, 5, 7]
+    _same(
+        fast_ops.shuffle_vector(v, v, mask, vec),
+        llvm.ShuffleVectorOp(v, v, DenseArrayBase.from_list(i32, mask), vec),
+    )
+
+
+def test_int_attr_is_shared() -> None:
+    assert fast_ops.int_attr(3, i64) == IntegerAttr(3, i64)
+    assert fast_ops.int_attr(3, i64) is fast_ops.int_attr(3, i64)
+    assert fast_ops.int_attr(3, i32) == IntegerAttr(3, i32)
+
+
+def test_gep_not_inbounds_and_constant() -> None:
+    base, index = _values(llvm.LLVMPointerType(), i64)
+    i8 = IntegerType(8)
+    slow = llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[index])
+    _same(fast_ops.gep(base, i8, index, inbounds=False), slow)
+    pointer = llvm.LLVMPointerType()
+    _same(fast_ops.gep_constant(base, pointer, 5), llvm.GEPOp(base, [5], pointer))
