@@ -1,7 +1,7 @@
 """Independent calls side by side: each model built with the overlap of independent
-kernel calls (:mod:`xrelay.lowering.overlap`, the default) and without it
-(``XRELAY_OVERLAP_MAX_NS=0``), run on 1 and 2 threads in alternating blocks in one
-process.
+kernel calls (:mod:`xrelay.lowering.overlap`; ``XRELAY_OVERLAP_MAX_NS`` of
+``--max-ns``) and without it (the default, ``0``), run on 1 and 2 threads in
+alternating blocks in one process.
 
     .venv/bin/python bench/overlap.py [--models DIR] [--only NAME ...]
 
@@ -95,8 +95,9 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=6)
     parser.add_argument(
         "--max-ns",
-        default="",
-        help="XRELAY_OVERLAP_MAX_NS of the build with overlap (default: the default)",
+        default="200000",
+        help="XRELAY_OVERLAP_MAX_NS of the build with overlap (default 200000; "
+        "overlap is off by default)",
     )
     args = parser.parse_args()
 

@@ -22,8 +22,8 @@ shares every kernel that can be shared), read when a model is lowered.
 
 Independent calls under :data:`OVERLAP_MAX_NS` may instead run side by side, one
 thread each (:mod:`xrelay.lowering.overlap`), where the estimate says it beats
-sharing them: :func:`overlap_settings` gives the planner its figures
-(``XRELAY_OVERLAP_MAX_NS=0`` turns it off).
+sharing them: :func:`overlap_settings` gives the planner its figures. It is off
+unless ``XRELAY_OVERLAP_MAX_NS`` sets a bound.
 """
 
 from __future__ import annotations
@@ -47,8 +47,12 @@ SHARE_MIN_NS = 4_000
 MAX_SHARE_MIN_NS = 10**9
 """The largest ``XRELAY_SHARE_MIN_NS`` (one second: nothing is shared)."""
 
-OVERLAP_MAX_NS = 200_000
-"""Calls estimated at this or more are always shared, never run side by side."""
+OVERLAP_MAX_NS = 0
+"""Calls estimated at this or more are always shared, never run side by side; ``0``
+(the default): no call is. Off by default: on the quiet Zen 3 host, Relay's
+Inception-V3 at 75 x 75 ran 9-14% slower on two threads with 200 us (the bound
+the planner was written for) than without (docs/decisions.md, "Independent
+layers side by side"); ``XRELAY_OVERLAP_MAX_NS=200000`` turns it on."""
 
 MAX_SLOTS = 4
 """The most calls a segment runs side by side (threads used by an overlap)."""
@@ -133,7 +137,7 @@ def worth_sharing(ops: Sequence[Operation], threshold: int | None = None) -> boo
 
 def overlap_max_ns() -> int:
     """``XRELAY_OVERLAP_MAX_NS`` when set (``0``: never overlap), else
-    :data:`OVERLAP_MAX_NS`."""
+    :data:`OVERLAP_MAX_NS` (off)."""
     value = int_setting("XRELAY_OVERLAP_MAX_NS", 0, MAX_SHARE_MIN_NS)
     return OVERLAP_MAX_NS if value is None else value
 

@@ -110,8 +110,10 @@ def test_overlap_needs_two_slots_and_a_bound() -> None:
 def test_settings_follow_the_team(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XRELAY_NUM_THREADS", "2")
     monkeypatch.delenv("XRELAY_OVERLAP_MAX_NS", raising=False)
+    assert work.overlap_settings(4_000).max_ns == work.OVERLAP_MAX_NS == 0  # off
+    monkeypatch.setenv("XRELAY_OVERLAP_MAX_NS", "200000")
     two = work.overlap_settings(4_000)
-    assert (two.slots, two.threads, two.max_ns) == (2, 2, work.OVERLAP_MAX_NS)
+    assert (two.slots, two.threads, two.max_ns) == (2, 2, 200_000)
     # a barrier costs what sharing a call at the threshold saves
     assert two.barrier_ns == pytest.approx(4_000 - two.shared_ns(4_000))
     monkeypatch.setenv("XRELAY_NUM_THREADS", "8")
@@ -161,7 +163,7 @@ def test_overlapped_branches_give_the_same_bits_on_any_team(
 
     monkeypatch.setenv("XRELAY_NUM_THREADS", "2")
     monkeypatch.delenv("XRELAY_SHARE_MIN_NS", raising=False)
-    monkeypatch.delenv("XRELAY_OVERLAP_MAX_NS", raising=False)
+    monkeypatch.setenv("XRELAY_OVERLAP_MAX_NS", "200000")
     mod, data = _inception(12)
     lib = xrelay.build(mod, cache=False)
     assert '@"xrelay_solo_team"(' in lib.get_source()

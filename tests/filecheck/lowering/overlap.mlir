@@ -1,9 +1,11 @@
-// RUN: env -u XRELAY_SHARE_MIN_NS -u XRELAY_OVERLAP_MAX_NS XRELAY_NUM_THREADS=2 xrelay-opt %s -p relay-to-kernels | filecheck %s
+// RUN: env -u XRELAY_SHARE_MIN_NS XRELAY_OVERLAP_MAX_NS=200000 XRELAY_NUM_THREADS=2 xrelay-opt %s -p relay-to-kernels | filecheck %s
+// RUN: env -u XRELAY_SHARE_MIN_NS -u XRELAY_OVERLAP_MAX_NS XRELAY_NUM_THREADS=2 xrelay-opt %s -p relay-to-kernels | filecheck %s --check-prefix=OFF
 // RUN: env -u XRELAY_SHARE_MIN_NS XRELAY_NUM_THREADS=2 XRELAY_OVERLAP_MAX_NS=0 xrelay-opt %s -p relay-to-kernels | filecheck %s --check-prefix=OFF
-// RUN: env -u XRELAY_SHARE_MIN_NS -u XRELAY_OVERLAP_MAX_NS XRELAY_NUM_THREADS=1 xrelay-opt %s -p relay-to-kernels | filecheck %s --check-prefix=OFF
+// RUN: env -u XRELAY_SHARE_MIN_NS XRELAY_OVERLAP_MAX_NS=200000 XRELAY_NUM_THREADS=1 xrelay-opt %s -p relay-to-kernels | filecheck %s --check-prefix=OFF
 // RUN: not env XRELAY_OVERLAP_MAX_NS=x xrelay-opt %s -p relay-to-kernels 2>&1 | filecheck %s --check-prefix=BAD
 
-// Two independent branches (exp -> negative, sqrt -> tanh), each about 50 us by
+// With a bound on the calls that may overlap (off by default: the second RUN),
+// two independent branches (exp -> negative, sqrt -> tanh), each about 50 us by
 // the estimate, joined by an add. Shared, each call would cost half its time plus
 // a barrier; side by side the branches cost one branch and one barrier. So thread
 // 0 runs the first branch and thread 1 (slot 1: `1 mod nthreads`) the second, with
