@@ -62,6 +62,11 @@ class OverlapSettings:
     extra_max_ns: float = 7_500.0
     """...but at most this much (balance and barriers cost the same on big calls)."""
 
+    @property
+    def enabled(self) -> bool:
+        """Whether any call may run side by side (two slots and a bound)."""
+        return self.slots >= 2 and self.max_ns > 0
+
     def shared_ns(self, ns: float) -> float:
         """The estimated time of a call of ``ns`` shared by the team."""
         return ns / max(self.threads, 1) + min(self.extra * ns, self.extra_max_ns)
@@ -96,7 +101,7 @@ def plan_overlap(
     condition, a branch), which ends a segment; so does a call of ``max_ns`` or
     more."""
     plan: list[tuple[int, int] | None] = [None] * len(items)
-    if settings.slots < 2 or settings.max_ns <= 0:
+    if not settings.enabled:
         return plan
     run: list[int] = []
     segments = [0]

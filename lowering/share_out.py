@@ -50,8 +50,6 @@ class SharedOut:
     barriers: int = 0
     resets: bool = False
     solo_teams: bool = False
-    overlapped: int = 0
-    """Calls run side by side in an overlapped segment."""
     segments: list[list[Operation]] = field(default_factory=lambda: [])
     """The top-level ops of each overlapped segment, in order."""
 
@@ -81,7 +79,7 @@ def share_out(
     index = kb.index
     done = SharedOut()
     plan: dict[Operation, tuple[int, int]] = {}
-    if sites and overlap is not None:
+    if sites and overlap is not None and overlap.enabled:
         plan = _plan(entry_block, parallel, solo, sites, overlap)
 
     def barrier_before(op: Operation) -> None:
@@ -132,7 +130,6 @@ def share_out(
                         done.segments.append([])
                     guard = on_thread(block, op, slot)
                     done.segments[-1].append(guard)
-                    done.overlapped += 1
                     last = "side"
                     continue
                 segment = -1

@@ -142,16 +142,19 @@ def overlap_max_ns() -> int:
     return OVERLAP_MAX_NS if value is None else value
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def host_threads() -> int:
     """The team a large model runs with by default: ``XRELAY_NUM_THREADS`` when
-    set, else the CPUs this process may run on."""
+    set, else :func:`available_cpus`."""
     asked = int_setting("XRELAY_NUM_THREADS", 1)
-    if asked is not None:
-        return asked
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    return available_cpus() if asked is None else asked
 
 
 def overlap_settings(share_min: int | None = None) -> OverlapSettings:
@@ -175,6 +178,7 @@ __all__ = [
     "CONTRACTING",
     "OVERLAP_MAX_NS",
     "SHARE_MIN_NS",
+    "available_cpus",
     "elements",
     "host_threads",
     "kernel_ns",

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 
+from xrelay.lowering.work import available_cpus
+
 ENV = "XRELAY_NUM_THREADS"
 MAX_THREADS = 256
 """The largest team (a sanity bound on requests)."""
@@ -33,14 +35,6 @@ on 2 threads against 0.027 on one); the threshold has not been measured again.""
 
 class ThreadCountError(ValueError):
     """A thread count that is not a positive integer."""
-
-
-def available_cpus() -> int:
-    """The CPUs this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def check_count(value: object, what: str) -> int:
